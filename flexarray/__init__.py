@@ -1,0 +1,38 @@
+"""flexarray: a Python Array API standard (2025.12) namespace.
+
+Arrays are strided views over shared copy-on-write buffers: views and copies are O(1),
+and no array ever changes because another one was written (see docs/value-model.md).
+
+    import flexarray as xp
+"""
+import math as _math
+
+from ._version import __version__
+from ._array import API_VERSION as __array_api_version__
+from ._array import Array, _install_operators
+from ._device import Device
+from ._dtypes import (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+                      float16, bfloat16, float32, float64, complex64, complex128)
+from ._creation import *  # noqa: F401,F403 (each chapter module defines __all__)
+from ._data_types import *  # noqa: F401,F403
+from ._elementwise import *  # noqa: F401,F403
+from ._linear_algebra import *  # noqa: F401,F403
+from ._info import __array_namespace_info__
+from . import _creation, _data_types, _elementwise, _linear_algebra
+
+e = _math.e
+inf = _math.inf
+nan = _math.nan
+pi = _math.pi
+newaxis = None
+
+_install_operators()
+
+__all__ = (
+    ["__array_api_version__", "__array_namespace_info__", "Array", "Device",
+     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+     "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
+     "e", "inf", "nan", "pi", "newaxis"]
+    + _creation.__all__ + _data_types.__all__ + _elementwise.__all__
+    + _linear_algebra.__all__
+)

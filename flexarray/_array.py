@@ -1,0 +1,407 @@
+"""The array object: a strided view over a shared, copy-on-write buffer.
+
+An :class:`Array` is ``(_arr, _buf, _dtype)``:
+
+* ``_arr``: a NumPy view of the array's elements (shape, signed strides, offset into the
+  buffer's memory). NumPy's own view machinery does the view algebra: a basic-indexing view
+  costs ~0.15 us, where building an ``np.ndarray(buffer=..., strides=...)`` costs ~1.5 us.
+  ``_arr`` is read-only when writing through it could be wrong: views that overlap
+  themselves (broadcasts, sliding windows) and foreign memory (imports).
+* ``_buf``: the :class:`Buffer` token every array viewing the same memory shares.
+* ``_dtype``: the flexarray :class:`~flexarray._dtypes.DType`.
+
+Writes go through :meth:`Array._writable`, which copies the array's own elements into a
+fresh buffer first unless the array is its buffer's only user, the buffer was never exported
+and the view is writable. So no operation on one array ever changes another array's
+elements, views and copies are O(1), and a unique array is written in place.
+"""
+from __future__ import annotations
+
+import operator
+import sys
+
+import numpy as np
+
+from . import _dtypes as _dt
+from ._device import CPU, check_device
+
+__all__ = ["Array", "Buffer", "wrap", "wrap_foreign", "view_of"]
+
+SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
+API_VERSION = "2025.12"
+
+
+class Buffer:
+    """Copy-on-write token: shared by every Array viewing one block of memory.
+
+    ``exported`` is set once the memory was handed out (``__array__``, ``__dlpack__``):
+    from then on writes always copy first, since a foreign holder may still read it.
+    """
+
+    __slots__ = ("exported",)
+
+    def __init__(self, exported: bool = False):
+        self.exported = exported
+
+
+def _refs_of_unique_buffer() -> int:
+    """``sys.getrefcount`` of a buffer held by exactly one array, measured in place."""
+    a = object.__new__(Array)
+    a._buf = Buffer()
+    return a._unique_refs_probe()
+
+
+_new_object = object.__new__
+
+
+def _new(arr: np.ndarray, buf: Buffer, dtype) -> "Array":
+    self = _new_object(Array)
+    self._arr = arr
+    self._buf = buf
+    self._dtype = dtype
+    return self
+
+
+def wrap(nd) -> "Array":
+    """An Array owning ``nd``, a NumPy array nobody else holds (zero-copy)."""
+    if type(nd) is not np.ndarray:
+        nd = np.asarray(nd)
+    return _new(nd, Buffer(), _dt.from_np(nd.dtype))
+
+
+def wrap_foreign(nd: np.ndarray) -> "Array":
+    """An Array that reads memory it does not own (never written: writes copy first)."""
+    v = nd.view()
+    v.flags.writeable = False
+    return _new(v, Buffer(), _dt.from_np(nd.dtype))
+
+
+def view_of(x: "Array", nd: np.ndarray, *, overlapping: bool = False) -> "Array":
+    """An Array viewing ``nd``, a NumPy view of ``x``'s memory, sharing ``x``'s buffer.
+
+    Pass ``overlapping=True`` for views whose elements alias each other (broadcasts,
+    sliding windows): they are made read-only, so a write copies first.
+    """
+    if overlapping:
+        nd = nd.view()
+        nd.flags.writeable = False
+    return _new(nd, x._buf, x._dtype)
+
+
+def _index_item(k):
+    """One index of a key as NumPy takes it; returns (item, is_advanced)."""
+    t = type(k)
+    if t is int or t is slice or k is None or k is Ellipsis:
+        return k, False
+    if t is Array:
+        d = k._dtype
+        if d.kind == "b":
+            return k._arr, True
+        if d.kind in "iu":
+            if k._arr.ndim == 0:
+                return int(k._arr), False
+            return k._arr, True
+        raise IndexError(f"arrays used as indices must be of integer or boolean dtype, "
+                         f"got {d}")
+    if t is bool or isinstance(k, np.bool_):
+        return k, True
+    if isinstance(k, np.ndarray):
+        if k.dtype.kind in "biu":
+            return k, True
+        raise IndexError(f"arrays used as indices must be of integer or boolean dtype, "
+                         f"got {k.dtype}")
+    if isinstance(k, list):
+        return _index_item(np.asarray(k) if k else np.zeros(0, np.intp))
+    try:
+        return operator.index(k), False
+    except TypeError:
+        raise IndexError(f"only integers, slices (':'), ellipsis ('...'), None and integer "
+                         f"or boolean arrays are valid indices, got {type(k).__name__}") from None
+
+
+def _normalize_key(key):
+    """(NumPy key, True if the result is a view of the array)."""
+    if type(key) is not tuple:
+        key = (key,)
+    items, advanced = [], False
+    for k in key:
+        item, adv = _index_item(k)
+        items.append(item)
+        advanced |= adv
+    if not advanced and Ellipsis not in items:
+        items.append(Ellipsis)  # a 0-d view, never a NumPy scalar
+    return tuple(items), not advanced
+
+
+def _setitem_value(value, dtype):
+    """``value`` as a NumPy operand for ``x[...] = value`` into an array of ``dtype``."""
+    if isinstance(value, Array):
+        if not np.can_cast(value._dtype.np, dtype.np, "same_kind") or (
+                value._dtype.kind == "c" and dtype.kind != "c"):
+            raise TypeError(f"__setitem__: cannot store {value._dtype} values in an array of "
+                            f"{dtype} (it would change their kind); cast with astype()")
+        return value._arr
+    t = type(value)
+    if t is bool or isinstance(value, (int, float, complex)):
+        vd = _dt.scalar_dtype(value)
+        if t is not bool and _dt.promote(vd, dtype) is not dtype and not (
+                vd.kind == dtype.kind or (vd.kind == "i" and dtype.kind in "uf") or
+                (vd.kind == "f" and dtype.kind == "c")):
+            raise TypeError(f"__setitem__: cannot store a Python {t.__name__} in an array of "
+                            f"{dtype}")
+        if dtype.kind in "iu" and t is int:
+            info = np.iinfo(dtype.np)
+            if not info.min <= value <= info.max:
+                raise OverflowError(f"__setitem__: {value} is out of range for {dtype} "
+                                    f"[{info.min}, {info.max}]")
+        return value
+    raise TypeError(f"__setitem__: 'value' must be a flexarray array or a Python scalar, "
+                    f"got {type(value).__name__}")
+
+
+class Array:
+    """An n-dimensional array: an immutable-by-value strided view (see module docs).
+
+    Create arrays with the namespace functions (``flexarray.asarray``, ``zeros``, ...).
+    """
+
+    __slots__ = ("_arr", "_buf", "_dtype", "__weakref__")
+    __array_ufunc__ = None  # NumPy operators defer to ours (which refuse NumPy operands)
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("flexarray.Array cannot be constructed directly; use "
+                        "flexarray.asarray(), zeros(), arange(), ...")
+
+    # --- attributes ------------------------------------------------------------------------
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def device(self):
+        return CPU
+
+    @property
+    def ndim(self) -> int:
+        return self._arr.ndim
+
+    @property
+    def shape(self) -> tuple:
+        return self._arr.shape
+
+    @property
+    def size(self) -> int:
+        return self._arr.size
+
+    @property
+    def T(self) -> "Array":
+        if self._arr.ndim != 2:
+            raise ValueError(f"x.T is defined for 2-D arrays only, got {self._arr.ndim}-D; "
+                             f"use permute_dims() or x.mT")
+        return _new(self._arr.T, self._buf, self._dtype)
+
+    @property
+    def mT(self) -> "Array":
+        if self._arr.ndim < 2:
+            raise ValueError(f"x.mT needs at least 2 dimensions, got {self._arr.ndim}")
+        return _new(self._arr.swapaxes(-1, -2), self._buf, self._dtype)
+
+    # --- copy-on-write ---------------------------------------------------------------------
+
+    def _unique_refs_probe(self):
+        return sys.getrefcount(self._buf)
+
+    def _writable(self) -> np.ndarray:
+        """The NumPy view to write into, after copying if anybody else may see the write."""
+        a = self._arr
+        if (sys.getrefcount(self._buf) > _UNIQUE_REFS or self._buf.exported
+                or not a.flags.writeable):
+            a = np.array(a, order="C", copy=True)
+            self._arr = a
+            self._buf = Buffer()
+        return a
+
+    # --- indexing --------------------------------------------------------------------------
+
+    def __getitem__(self, key):
+        a = self._arr
+        if type(key) is int and a.ndim:
+            return _new(a[key, ...], self._buf, self._dtype)
+        k, is_view = _normalize_key(key)
+        r = a[k]
+        if is_view:
+            return _new(r, self._buf, self._dtype)
+        return wrap(r)
+
+    def __setitem__(self, key, value):
+        k, _ = _normalize_key(key)
+        v = _setitem_value(value, self._dtype)
+        self._writable()[k] = v
+
+    def __iter__(self):
+        if self._arr.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self._arr.shape[0]))
+
+    def __len__(self) -> int:
+        if self._arr.ndim == 0:
+            raise TypeError("len() of a 0-d array")
+        return self._arr.shape[0]
+
+    # --- conversion to Python scalars ------------------------------------------------------
+
+    def _scalar(self, what):
+        if self._arr.ndim != 0:
+            raise TypeError(f"{what}() needs a 0-d array, got shape {self.shape}")
+        return self._arr[()]
+
+    def __bool__(self):
+        return bool(self._scalar("bool"))
+
+    def __complex__(self):
+        return complex(self._scalar("complex"))
+
+    def __float__(self):
+        if self._dtype.kind == "c":
+            raise TypeError("float() of a complex array; take real() or abs() first")
+        return float(self._scalar("float"))
+
+    def __int__(self):
+        if self._dtype.kind == "c":
+            raise TypeError("int() of a complex array; take real() or abs() first")
+        v = self._scalar("int")
+        return int(v) if self._dtype.kind != "f" else int(float(v))
+
+    def __index__(self):
+        if self._dtype.kind not in "iu":
+            raise TypeError(f"only integer arrays can be used as an index, got {self._dtype}")
+        return int(self._scalar("__index__"))
+
+    # --- protocols -------------------------------------------------------------------------
+
+    def __array_namespace__(self, *, api_version=None):
+        if api_version is not None and api_version not in SUPPORTED_API_VERSIONS:
+            raise ValueError(f"api_version={api_version!r} is not supported; flexarray "
+                             f"implements {', '.join(SUPPORTED_API_VERSIONS)}")
+        import flexarray
+        return flexarray
+
+    def to_device(self, device, /, *, stream=None):
+        check_device(device, "to_device")
+        if stream is not None:
+            raise ValueError(f"to_device: the CPU device has no streams, got stream={stream!r}")
+        return self
+
+    def _export(self) -> np.ndarray:
+        """A read-only zero-copy view for a foreign holder; later writes copy first."""
+        self._buf.exported = True
+        v = self._arr.view()
+        v.flags.writeable = False
+        return v
+
+    def __array__(self, dtype=None, copy=None):
+        if copy:
+            return np.array(self._arr, dtype=dtype, copy=True)
+        if dtype is not None and np.dtype(dtype) != self._arr.dtype:
+            if copy is False:
+                raise ValueError(f"__array__: casting {self._dtype} to {dtype} needs a copy, "
+                                 f"but copy=False")
+            return self._arr.astype(dtype)
+        return self._export()
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        if stream is not None and stream != -1:
+            raise ValueError(f"__dlpack__: the CPU device has no streams, got stream={stream!r}")
+        if dl_device is not None and tuple(dl_device) != (1, 0):
+            raise BufferError(f"__dlpack__: cannot export to device {dl_device}; flexarray "
+                              f"arrays live on the CPU, (1, 0)")
+        if copy:
+            src = np.array(self._arr, copy=True)
+        elif max_version is not None and tuple(max_version) >= (1, 0):
+            src = self._export()
+        else:  # the legacy protocol cannot flag read-only memory: export it writable
+            self._buf.exported = True
+            src = self._arr
+        return src.__dlpack__(max_version=max_version, copy=copy)
+
+    def __dlpack_device__(self):
+        return (1, 0)  # (kDLCPU, device id 0)
+
+    def __reduce__(self):
+        from ._creation import asarray
+        return (asarray, (np.array(self._arr),))
+
+    def __repr__(self):
+        body = np.array2string(self._arr, separator=", ", prefix="Array(",
+                               threshold=1000)
+        return f"Array({body}, dtype={self._dtype.name})"
+
+    __str__ = __repr__
+
+
+_UNIQUE_REFS = _refs_of_unique_buffer()
+
+
+def _install_operators():
+    """Every operator, reflected and in-place form, generated from one table."""
+    from . import _elementwise as ew
+
+    binary = {  # dunder stem -> elementwise function
+        "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
+        "floordiv": "floor_divide", "mod": "remainder", "pow": "pow", "and": "bitwise_and",
+        "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "bitwise_left_shift",
+        "rshift": "bitwise_right_shift",
+    }
+    comparisons = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
+                   "eq": "equal", "ne": "not_equal"}
+    unary = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}
+    operand_types = (Array, bool, int, float, complex)
+
+    def forward(func):
+        def op(self, other):
+            if not isinstance(other, operand_types):
+                return NotImplemented
+            return func(self, other)
+        return op
+
+    def reflected(func):
+        def op(self, other):
+            if not isinstance(other, operand_types):
+                return NotImplemented
+            return func(other, self)
+        return op
+
+    def inplace(name):
+        def op(self, other):
+            if not isinstance(other, operand_types):
+                return NotImplemented
+            ew.apply_inplace(name, self, other)
+            return self
+        return op
+
+    for stem, name in binary.items():
+        func = getattr(ew, name)
+        setattr(Array, f"__{stem}__", forward(func))
+        setattr(Array, f"__r{stem}__", reflected(func))
+        setattr(Array, f"__i{stem}__", inplace(name))
+    for stem, name in comparisons.items():
+        setattr(Array, f"__{stem}__", forward(getattr(ew, name)))
+    for stem, name in unary.items():
+        setattr(Array, f"__{stem}__", getattr(ew, name))
+
+    from ._linear_algebra import matmul
+    setattr(Array, "__matmul__", forward(matmul))
+    setattr(Array, "__rmatmul__", reflected(matmul))
+
+    def imatmul(self, other):
+        if not isinstance(other, Array):
+            return NotImplemented
+        r = matmul(self, other)
+        if r.shape != self.shape or r.dtype is not self.dtype:
+            raise ValueError(f"x @= y must keep x's shape {self.shape} and dtype "
+                             f"{self.dtype}; got {r.shape} {r.dtype}")
+        self._writable()[...] = r._arr
+        return self
+    Array.__imatmul__ = imatmul
+    Array.__hash__ = None

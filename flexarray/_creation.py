@@ -1,0 +1,375 @@
+"""Creation functions (the standard's 16)."""
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+
+import numpy as np
+
+from . import _dtypes as _dt
+from ._array import Array, _new, wrap, wrap_foreign
+from ._device import check_device
+
+__all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full",
+           "full_like", "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros",
+           "zeros_like"]
+
+_SCALARS = (builtins.bool, int, float, complex)
+
+
+def _check_dtype(dtype, func, allow_none=True):
+    if dtype is None and allow_none:
+        return None
+    if not isinstance(dtype, _dt.DType):
+        raise TypeError(f"{func}: 'dtype' must be a flexarray dtype (e.g. flexarray.float64)"
+                        f"{' or None' if allow_none else ''}, got {dtype!r}")
+    return dtype
+
+
+def _shape(shape, func):
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, builtins.bool):
+        shape = (shape,)
+    if not isinstance(shape, (tuple, list)):
+        raise TypeError(f"{func}: 'shape' must be an int or a tuple of ints, got "
+                        f"{type(shape).__name__}")
+    out = []
+    for n in shape:
+        if isinstance(n, builtins.bool):
+            raise TypeError(f"{func}: 'shape' entries must be ints, got {shape!r}")
+        try:
+            n = operator.index(n)
+        except TypeError:
+            raise TypeError(f"{func}: 'shape' entries must be ints, got {shape!r}") from None
+        if n < 0:
+            raise ValueError(f"{func}: 'shape' entries must be >= 0, got {tuple(shape)}")
+        out.append(n)
+    return tuple(out)
+
+
+def _np_result(nd, func):
+    if nd.dtype not in _dt._BY_NP:
+        raise TypeError(f"{func}: cannot make an array of NumPy dtype {nd.dtype}; flexarray "
+                        f"dtypes are {', '.join(d.name for d in _dt.ALL)}")
+    return nd
+
+
+def _infer_dtype(obj):
+    """The default dtype of nested Python scalars (bool < int < float < complex)."""
+    kinds = set()
+
+    def walk(o):
+        if isinstance(o, Array):
+            kinds.add(o._dtype)
+        elif isinstance(o, (list, tuple)):
+            for e in o:
+                walk(e)
+        else:
+            kinds.add(type(o))
+    walk(obj)
+    arrays = [k for k in kinds if isinstance(k, _dt.DType)]
+    if arrays:
+        r = arrays[0]
+        for d in arrays[1:]:
+            r = _dt.promote(r, d)
+        for k in kinds - set(arrays):
+            r = _dt.promote(r, _dt.scalar_dtype(k(0), r))
+        return r
+    for t, d in ((complex, _dt.default_complex), (float, _dt.default_float),
+                 (int, _dt.default_int)):
+        if any(issubclass(k, t) and not issubclass(k, builtins.bool) for k in kinds):
+            return d
+    if kinds and all(issubclass(k, (builtins.bool, np.bool_)) for k in kinds):
+        return _dt.bool
+    return None
+
+
+def asarray(obj, /, *, dtype=None, device=None, copy=None):
+    """Convert ``obj`` to an array.
+
+    A flexarray array is returned in O(1) whatever ``copy`` says: copies share the buffer
+    and copy on write. A NumPy array (or any buffer/DLPack/``__array__`` object) is aliased
+    read-only when ``copy`` is None or False, and never written through.
+    """
+    _check_dtype(dtype, "asarray")
+    check_device(device, "asarray")
+    if copy not in (None, True, False):
+        raise ValueError(f"asarray: 'copy' must be True, False or None, got {copy!r}")
+    if isinstance(obj, Array):
+        if dtype is None or dtype is obj._dtype:
+            return _new(obj._arr, obj._buf, obj._dtype)
+        if copy is False:
+            raise ValueError(f"asarray: converting {obj._dtype} to {dtype} needs a copy, but "
+                             f"copy=False")
+        return wrap(obj._arr.astype(dtype.np))
+    if isinstance(obj, np.ndarray) or (hasattr(obj, "__array__") and
+                                       not isinstance(obj, (list, tuple))):
+        nd = np.asarray(obj)
+        nd = _np_result(nd, "asarray")
+        if dtype is not None and nd.dtype != dtype.np:
+            if copy is False:
+                raise ValueError(f"asarray: converting {nd.dtype} to {dtype} needs a copy, "
+                                 f"but copy=False")
+            return wrap(nd.astype(dtype.np))
+        return wrap(nd.copy()) if copy else wrap_foreign(nd)
+    if hasattr(obj, "__dlpack__"):
+        return from_dlpack(obj, copy=copy) if dtype is None else asarray(
+            from_dlpack(obj, copy=copy), dtype=dtype, copy=copy)
+    if isinstance(obj, (bytes, bytearray, memoryview)):
+        nd = np.frombuffer(obj, dtype=np.uint8 if dtype is None else dtype.np)
+        return wrap(nd.copy()) if copy else wrap_foreign(nd)
+    if copy is False:
+        raise ValueError("asarray: copy=False needs an object whose memory can be shared "
+                         f"(an array), got {type(obj).__name__}")
+    if not isinstance(obj, _SCALARS + (list, tuple, np.generic)):
+        raise TypeError(f"asarray: cannot convert {type(obj).__name__} to an array; expected "
+                        f"an array, a Python scalar or a nested sequence of them")
+    if dtype is None:
+        dtype = _infer_dtype(obj) if not isinstance(obj, np.generic) else _dt.from_np(obj.dtype)
+    if isinstance(obj, (list, tuple)):
+        obj = _unwrap_nested(obj)
+    if dtype is not None and dtype.kind in "iu":
+        _check_int_range(obj, dtype)
+    try:
+        nd = np.array(obj, dtype=None if dtype is None else dtype.np)
+    except OverflowError as e:
+        raise OverflowError(f"asarray: {e}") from None
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"asarray: cannot make an array from the given nested sequence "
+                         f"({e})") from None
+    if nd.dtype == object:
+        raise ValueError("asarray: nested sequences must be rectangular and hold numbers")
+    return wrap(_np_result(nd, "asarray"))
+
+
+def _unwrap_nested(obj):
+    return [(_unwrap_nested(o) if isinstance(o, (list, tuple)) else
+             (o._arr if isinstance(o, Array) else o)) for o in obj]
+
+
+def _check_int_range(obj, dtype):
+    info = np.iinfo(dtype.np)
+
+    def walk(o):
+        if isinstance(o, list):
+            for e in o:
+                walk(e)
+        elif type(o) is int and not info.min <= o <= info.max:
+            raise OverflowError(f"asarray: the Python int {o} is out of range for {dtype} "
+                                f"[{info.min}, {info.max}]")
+    walk(obj if isinstance(obj, list) else [obj])
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    """An array from any object with ``__dlpack__`` (aliased read-only unless copy=True)."""
+    check_device(device, "from_dlpack")
+    if not hasattr(x, "__dlpack__"):
+        raise TypeError(f"from_dlpack: 'x' must support the DLPack protocol (__dlpack__), got "
+                        f"{type(x).__name__}")
+    if isinstance(x, Array):
+        return _new(x._arr, x._buf, x._dtype)  # copies are O(1) under copy-on-write
+    try:
+        nd = np.from_dlpack(x, copy=copy)
+    except TypeError:
+        nd = np.from_dlpack(x)
+        if copy:
+            nd = nd.copy()
+    _np_result(nd, "from_dlpack")
+    return wrap(nd) if copy else wrap_foreign(nd)
+
+
+def _filled(func, shape, dtype, device, fill, like=None):
+    _check_dtype(dtype, func)
+    check_device(device, func)
+    if like is not None:
+        if not isinstance(like, Array):
+            raise TypeError(f"{func}: 'x' must be a flexarray array, got {type(like).__name__}")
+        shape, dtype = like.shape, dtype or like._dtype
+    else:
+        shape = _shape(shape, func)
+    dtype = dtype or _dt.default_float
+    if fill is None:
+        return wrap(np.empty(shape, dtype.np))
+    return wrap(np.full(shape, fill, dtype.np))
+
+
+def empty(shape, *, dtype=None, device=None):
+    """An array of ``shape`` whose elements are unspecified."""
+    return _filled("empty", shape, dtype, device, None)
+
+
+def zeros(shape, *, dtype=None, device=None):
+    """An array of ``shape`` filled with zeros (default dtype float64)."""
+    return _filled("zeros", shape, dtype, device, 0)
+
+
+def ones(shape, *, dtype=None, device=None):
+    """An array of ``shape`` filled with ones (default dtype float64)."""
+    return _filled("ones", shape, dtype, device, 1)
+
+
+def empty_like(x, /, *, dtype=None, device=None):
+    return _filled("empty_like", None, dtype, device, None, like=x)
+
+
+def zeros_like(x, /, *, dtype=None, device=None):
+    return _filled("zeros_like", None, dtype, device, 0, like=x)
+
+
+def ones_like(x, /, *, dtype=None, device=None):
+    return _filled("ones_like", None, dtype, device, 1, like=x)
+
+
+def _fill_dtype(fill_value, dtype, func):
+    if not isinstance(fill_value, _SCALARS):
+        if isinstance(fill_value, Array) and fill_value.ndim == 0:
+            fill_value = fill_value._arr[()].item()
+        else:
+            raise TypeError(f"{func}: 'fill_value' must be a Python scalar, got "
+                            f"{type(fill_value).__name__}")
+    if dtype is None:
+        dtype = _dt.scalar_dtype(fill_value)
+    elif dtype.kind == "b" and type(fill_value) is not builtins.bool:
+        raise TypeError(f"{func}: a {type(fill_value).__name__} fill_value cannot fill a bool "
+                        f"array")
+    elif (dtype.kind in "iu" and isinstance(fill_value, (float, complex))) or (
+            dtype.kind == "f" and isinstance(fill_value, complex)):
+        raise TypeError(f"{func}: a {type(fill_value).__name__} fill_value cannot fill a "
+                        f"{dtype} array without losing data")
+    if dtype.kind in "iu" and type(fill_value) is int:
+        info = np.iinfo(dtype.np)
+        if not info.min <= fill_value <= info.max:
+            raise OverflowError(f"{func}: fill_value={fill_value} is out of range for {dtype} "
+                                f"[{info.min}, {info.max}]")
+    return fill_value, dtype
+
+
+def full(shape, fill_value, *, dtype=None, device=None):
+    """An array of ``shape`` filled with ``fill_value`` (dtype inferred from it if None)."""
+    _check_dtype(dtype, "full")
+    fill_value, dtype = _fill_dtype(fill_value, dtype, "full")
+    return _filled("full", shape, dtype, device, fill_value)
+
+
+def full_like(x, /, fill_value, *, dtype=None, device=None):
+    if not isinstance(x, Array):
+        raise TypeError(f"full_like: 'x' must be a flexarray array, got {type(x).__name__}")
+    _check_dtype(dtype, "full_like")
+    fill_value, dtype = _fill_dtype(fill_value, dtype or x._dtype, "full_like")
+    return _filled("full_like", None, dtype, device, fill_value, like=x)
+
+
+def _real_scalar(v, func, name):
+    if isinstance(v, Array) and v.ndim == 0:
+        v = v._arr[()].item()
+    if isinstance(v, builtins.bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"{func}: '{name}' must be an int or a float, got {v!r}")
+    return v
+
+
+def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
+    """Evenly spaced values in ``[start, stop)`` (like Python's range; floats allowed)."""
+    _check_dtype(dtype, "arange")
+    check_device(device, "arange")
+    start = _real_scalar(start, "arange", "start")
+    if stop is None:
+        start, stop = 0, start
+    stop = _real_scalar(stop, "arange", "stop")
+    step = _real_scalar(step, "arange", "step")
+    if step == 0:
+        raise ValueError("arange: 'step' must not be 0")
+    if dtype is None:
+        dtype = (_dt.default_int if all(type(v) is int for v in (start, stop, step))
+                 else _dt.default_float)
+    if dtype.kind not in "iuf":
+        raise TypeError(f"arange: 'dtype' must be a real numeric dtype, got {dtype}")
+    n = builtins.max(math.ceil((stop - start) / step), 0)
+    if dtype.kind in "iu" and all(type(v) is int for v in (start, stop, step)):
+        n = builtins.max(-((start - stop) // step), 0)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype.np)
+        last = start + (n - 1) * step if n else start
+        if n and not (info.min <= start <= info.max and info.min <= last <= info.max):
+            raise OverflowError(f"arange: values from {start} to {last} do not fit in {dtype}")
+        return wrap(np.arange(n, dtype=np.int64).astype(dtype.np) * dtype.np.type(step)
+                    + dtype.np.type(start) if n else np.empty(0, dtype.np))
+    return wrap((start + np.arange(n, dtype=np.float64) * step).astype(dtype.np))
+
+
+def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
+    """``num`` evenly spaced samples from ``start`` to ``stop`` (real or complex)."""
+    _check_dtype(dtype, "linspace")
+    check_device(device, "linspace")
+    for name, v in (("start", start), ("stop", stop)):
+        if isinstance(v, builtins.bool) or not isinstance(v, (int, float, complex)):
+            raise TypeError(f"linspace: '{name}' must be a Python number, got {v!r}")
+    if isinstance(num, builtins.bool) or not isinstance(num, int) or num < 0:
+        raise ValueError(f"linspace: 'num' must be a non-negative int, got {num!r}")
+    if not isinstance(endpoint, builtins.bool):
+        raise TypeError(f"linspace: 'endpoint' must be a bool, got {endpoint!r}")
+    is_complex = isinstance(start, complex) or isinstance(stop, complex)
+    if dtype is None:
+        dtype = _dt.default_complex if is_complex else _dt.default_float
+    if not dtype.kind in "fc" or (is_complex and dtype.kind != "c"):
+        raise TypeError(f"linspace: 'dtype' must be a {'complex' if is_complex else 'floating'}"
+                        f" dtype, got {dtype}")
+    wide = np.complex128 if dtype.kind == "c" else np.float64
+    r = np.linspace(start, stop, num, endpoint=endpoint, dtype=wide)
+    return wrap(r.astype(dtype.np))
+
+
+def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
+    """A 2-D array with ones on the ``k``-th diagonal and zeros elsewhere."""
+    _check_dtype(dtype, "eye")
+    check_device(device, "eye")
+    for name, v in (("n_rows", n_rows), ("n_cols", n_cols), ("k", k)):
+        if v is None and name == "n_cols":
+            continue
+        if isinstance(v, builtins.bool) or not isinstance(v, int):
+            raise TypeError(f"eye: '{name}' must be an int, got {v!r}")
+        if name != "k" and v < 0:
+            raise ValueError(f"eye: '{name}' must be >= 0, got {v}")
+    dtype = dtype or _dt.default_float
+    return wrap(np.eye(n_rows, n_cols, k=k, dtype=dtype.np))
+
+
+def meshgrid(*arrays, indexing="xy"):
+    """Coordinate matrices from 1-D coordinate vectors (views: broadcasts, O(1) each)."""
+    from ._array import view_of
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: 'indexing' must be 'xy' or 'ij', got {indexing!r}")
+    if len(arrays) == 1 and isinstance(arrays[0], (list, tuple)):
+        arrays = tuple(arrays[0])
+    for i, a in enumerate(arrays):
+        if not isinstance(a, Array):
+            raise TypeError(f"meshgrid: argument {i} must be a flexarray array, got "
+                            f"{type(a).__name__}")
+        if a.ndim != 1:
+            raise ValueError(f"meshgrid: argument {i} must be 1-D, got shape {a.shape}")
+    if arrays:
+        dt = _dt.result_type(*arrays)
+        if any(a._dtype is not dt for a in arrays):
+            raise TypeError(f"meshgrid: all arrays must have the same dtype, got "
+                            f"{[str(a.dtype) for a in arrays]}")
+    grids = np.meshgrid(*(a._arr for a in arrays), indexing=indexing, copy=False, sparse=False)
+    return [view_of(a, g, overlapping=True) for a, g in zip(arrays, grids)]
+
+
+def _tri(func, x, k, npfunc):
+    if not isinstance(x, Array):
+        raise TypeError(f"{func}: 'x' must be a flexarray array, got {type(x).__name__}")
+    if x.ndim < 2:
+        raise ValueError(f"{func}: 'x' must have at least 2 dimensions, got shape {x.shape}")
+    if isinstance(k, builtins.bool) or not isinstance(k, int):
+        raise TypeError(f"{func}: 'k' must be an int, got {k!r}")
+    return wrap(npfunc(x._arr, k=k))
+
+
+def tril(x, /, *, k=0):
+    """The lower triangle (at and below the ``k``-th diagonal) of the last two axes."""
+    return _tri("tril", x, k, np.tril)
+
+
+def triu(x, /, *, k=0):
+    """The upper triangle (at and above the ``k``-th diagonal) of the last two axes."""
+    return _tri("triu", x, k, np.triu)

@@ -1,0 +1,29 @@
+"""The one device flexarray computes on: the CPU."""
+
+
+class Device:
+    """The CPU device: a singleton, hashable, equal only to itself."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "flexarray.Device('cpu')"
+
+    def __reduce__(self):
+        return (_cpu, ())
+
+
+CPU = Device()
+
+
+def _cpu():
+    return CPU
+
+
+def check_device(device, func: str = "", name: str = "device") -> None:
+    """Accept ``None``, the CPU device or the string ``'cpu'``; ValueError otherwise."""
+    if device is None or device is CPU or device == "cpu":
+        return
+    where = f"{func}: " if func else ""
+    raise ValueError(f"{where}'{name}' must be None or {CPU!r} (flexarray has one device), "
+                     f"got {device!r}")
