@@ -17,8 +17,17 @@ from ._creation import *  # noqa: F401,F403 (each chapter module defines __all__
 from ._data_types import *  # noqa: F401,F403
 from ._elementwise import *  # noqa: F401,F403
 from ._linear_algebra import *  # noqa: F401,F403
+from ._manipulation import *  # noqa: F401,F403
+from ._indexing import *  # noqa: F401,F403
+from ._searching import *  # noqa: F401,F403
+from ._sorting import *  # noqa: F401,F403
+from ._sets import *  # noqa: F401,F403
+from ._statistical import *  # noqa: F401,F403
+from ._utility import *  # noqa: F401,F403
 from ._info import __array_namespace_info__
-from . import _creation, _data_types, _elementwise, _linear_algebra
+from . import (_creation, _data_types, _elementwise, _linear_algebra, _manipulation,
+               _indexing, _searching, _sorting, _sets, _statistical, _utility)
+from . import linalg
 
 e = _math.e
 inf = _math.inf
@@ -34,5 +43,7 @@ __all__ = (
      "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
      "e", "inf", "nan", "pi", "newaxis"]
     + _creation.__all__ + _data_types.__all__ + _elementwise.__all__
-    + _linear_algebra.__all__
+    + _linear_algebra.__all__ + _manipulation.__all__ + _indexing.__all__
+    + _searching.__all__ + _sorting.__all__ + _sets.__all__ + _statistical.__all__
+    + _utility.__all__ + ["linalg"]
 )

@@ -1,0 +1,3 @@
+"""Indexing functions: take, take_along_axis."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Manipulation functions."""
+
+__all__ = []

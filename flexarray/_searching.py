@@ -1,0 +1,3 @@
+"""Searching functions."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Set functions."""
+
+__all__ = []

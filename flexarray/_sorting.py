@@ -1,0 +1,3 @@
+"""Sorting functions."""
+
+__all__ = []

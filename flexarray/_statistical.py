@@ -1,0 +1,3 @@
+"""Statistical functions."""
+
+__all__ = []

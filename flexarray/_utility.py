@@ -1,0 +1,3 @@
+"""Utility functions: all, any, diff."""
+
+__all__ = []
