@@ -1,3 +1,79 @@
-"""Indexing functions: take, take_along_axis."""
+"""Indexing functions: take, take_along_axis.
 
-__all__ = []
+Indices are bounds-checked here, in the frontend (IndexError naming the bad index), and
+negative indices count from the end; the gathers themselves are NumPy's.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dtypes as _dt
+from ._array import Array, wrap
+from ._helpers import check_array, normalize_axis
+from ._manipulation import broadcast_shape_of
+
+__all__ = ["take", "take_along_axis"]
+
+
+def checked_indices(idx: np.ndarray, n: int, func: str, name: str = "indices") -> np.ndarray:
+    """Integer ``idx`` for an axis of length ``n`` as intp in ``[0, n)``; IndexError when
+    an index is outside ``[-n, n)``."""
+    if idx.size:
+        lo, hi = idx.min(), idx.max()
+        if lo < -n or hi >= n:
+            bad = lo if lo < -n else hi
+            raise IndexError(f"{func}: index {bad} in '{name}' is out of bounds for an axis of "
+                             f"size {n}; allowed: {-n} <= index < {n}")
+    idx = idx.astype(np.intp, copy=False)
+    if idx.size and lo < 0:
+        idx = np.where(idx < 0, idx + n, idx)
+    return idx
+
+
+def _index_array(indices, func):
+    check_array(indices, func, "indices")
+    if not _dt.is_integer(indices._dtype):
+        raise TypeError(f"{func}: 'indices' must have an integer dtype, got {indices._dtype}")
+    return indices._arr
+
+
+def take(x, indices, /, *, axis=None):
+    """Elements of ``x`` at the 1-D integer ``indices`` along ``axis``.
+
+    ``axis`` may be omitted only for 1-D ``x``. Negative indices count from the end; an index
+    outside ``[-n, n)`` raises IndexError.
+    """
+    check_array(x, "take")
+    idx = _index_array(indices, "take")
+    if idx.ndim != 1:
+        raise ValueError(f"take: 'indices' must be 1-D, got shape {indices.shape}")
+    if x.ndim == 0:
+        raise ValueError("take: 'x' must have at least one dimension, got a 0-d array")
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError(f"take: 'axis' is required for an array of {x.ndim} dimensions "
+                             f"(shape {x.shape}); it may be omitted only for 1-D arrays")
+        ax = 0
+    else:
+        ax = normalize_axis(axis, x.ndim, "take")
+    idx = checked_indices(idx, x.shape[ax], "take")
+    return wrap(np.take(x._arr, idx, axis=ax))
+
+
+def take_along_axis(x, indices, /, *, axis=-1):
+    """Elements of ``x`` at ``indices`` along ``axis`` (``indices`` has x's rank; the other
+    axes broadcast). Negative indices count from the end; out-of-range raises IndexError."""
+    check_array(x, "take_along_axis")
+    idx = _index_array(indices, "take_along_axis")
+    if x.ndim == 0:
+        raise ValueError("take_along_axis: 'x' must have at least one dimension, got a 0-d "
+                         "array")
+    if idx.ndim != x.ndim:
+        raise ValueError(f"take_along_axis: 'indices' must have as many dimensions as 'x' "
+                         f"({x.ndim}), got shape {indices.shape} for x of shape {x.shape}")
+    ax = normalize_axis(axis, x.ndim, "take_along_axis")
+    rest = [s[:ax] + s[ax + 1:] for s in (x.shape, indices.shape)]
+    broadcast_shape_of(rest, "take_along_axis", "'x' and 'indices' (without the axis) of "
+                       "shapes")
+    idx = checked_indices(idx, x.shape[ax], "take_along_axis")
+    return wrap(np.take_along_axis(x._arr, idx, axis=ax))

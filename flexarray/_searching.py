@@ -1,3 +1,160 @@
-"""Searching functions."""
+"""Searching functions: argmax, argmin, count_nonzero, nonzero, searchsorted, where.
 
-__all__ = []
+Index results are int64 arrays (0-d for a single index), never Python scalars. Orderings
+are the ones ``sort`` uses: NaN after every number; complex arrays have no order and are
+refused by the ordering functions. bfloat16 is searched as float32 (exact; NumPy's bfloat16
+comparisons misplace NaN).
+
+Engine: NumPy. ``argmax``/``argmin`` stay on NumPy until the Numba kernel for strided axes
+(``flexarray._kernels.argminmax``) lands.
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from . import _dtypes as _dt
+from ._array import Array, wrap
+from ._elementwise import _scalar_operand
+from ._helpers import check_array, normalize_axes, normalize_axis
+from ._indexing import checked_indices
+from ._manipulation import broadcast_shape_of, check_bool
+
+__all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
+
+_INDEX = np.int64
+
+
+def index_result(r) -> Array:
+    """An int64 flexarray array from a fresh NumPy result (or NumPy scalar)."""
+    return wrap(np.asarray(r).astype(_INDEX, copy=False))
+
+
+def ordered_operand(x, func: str, name: str = "x") -> np.ndarray:
+    """``x``'s elements as a NumPy array whose order NumPy gets right (complex refused)."""
+    if _dt.is_complex(x._dtype):
+        raise TypeError(f"{func}: '{name}' must have a real-valued dtype, got {x._dtype}; "
+                        f"complex numbers have no order (take real() or abs() first)")
+    a = x._arr
+    return a.astype(np.float32) if x._dtype is _dt.bfloat16 else a
+
+
+def _arg_extremum(func, npfunc, x, axis, keepdims):
+    check_array(x, func)
+    check_bool(keepdims, func, "keepdims")
+    a = ordered_operand(x, func)
+    if axis is None:
+        if a.size == 0:
+            raise ValueError(f"{func}: 'x' is empty (shape {x.shape}); an empty array has no "
+                             f"{func[3:]}imum")
+        r = npfunc(a.reshape(-1))
+        if keepdims:
+            return index_result(np.full((1,) * a.ndim, r, _INDEX))
+        return index_result(r)
+    ax = normalize_axis(axis, x.ndim, func)
+    if a.shape[ax] == 0:
+        raise ValueError(f"{func}: axis {axis} of 'x' (shape {x.shape}) has size 0; an empty "
+                         f"axis has no {func[3:]}imum")
+    return index_result(npfunc(a, axis=ax, keepdims=keepdims))
+
+
+def argmax(x, /, *, axis=None, keepdims=False):
+    """Index of the first maximum of ``x`` (flattened if ``axis`` is None); NaN counts as
+    the maximum (its first occurrence), as in ``max``."""
+    return _arg_extremum("argmax", np.argmax, x, axis, keepdims)
+
+
+def argmin(x, /, *, axis=None, keepdims=False):
+    """Index of the first minimum of ``x`` (flattened if ``axis`` is None); NaN counts as
+    the minimum (its first occurrence), as in ``min``."""
+    return _arg_extremum("argmin", np.argmin, x, axis, keepdims)
+
+
+def count_nonzero(x, /, *, axis=None, keepdims=False):
+    """Number of non-zero elements of ``x`` over ``axis`` (int64; NaN counts as non-zero,
+    a complex element is non-zero when either component is)."""
+    check_array(x, "count_nonzero")
+    check_bool(keepdims, "count_nonzero", "keepdims")
+    axes = normalize_axes(axis, x.ndim, "count_nonzero")
+    return index_result(np.count_nonzero(x._arr, axis=axes, keepdims=keepdims))
+
+
+def nonzero(x, /):
+    """A tuple of int64 index arrays, one per axis, of the non-zero elements of ``x`` in
+    row-major order."""
+    check_array(x, "nonzero")
+    if x.ndim == 0:
+        raise ValueError("nonzero: 'x' must have at least one dimension, got a 0-d array; "
+                         "use nonzero(reshape(x, (1,)))")
+    return tuple(wrap(np.ascontiguousarray(i, _INDEX)) for i in np.nonzero(x._arr))
+
+
+def searchsorted(x1, x2, /, *, side="left", sorter=None):
+    """Indices at which the elements of ``x2`` would be inserted into the ascending 1-D
+    ``x1`` (or ``x1[sorter]``) to keep it sorted; ``side`` picks the end of a run of equal
+    values. ``x2`` may be a Python int or float. NaN sorts last, as in ``sort``."""
+    check_array(x1, "searchsorted", "x1")
+    if x1.ndim != 1:
+        raise ValueError(f"searchsorted: 'x1' must be 1-D, got shape {x1.shape}")
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted: 'side' must be 'left' or 'right', got {side!r}")
+    a1 = ordered_operand(x1, "searchsorted", "x1")
+    n = a1.shape[0]
+    if sorter is not None:
+        check_array(sorter, "searchsorted", "sorter")
+        if not _dt.is_integer(sorter._dtype):
+            raise TypeError(f"searchsorted: 'sorter' must have an integer dtype, got "
+                            f"{sorter._dtype}")
+        if sorter.shape != x1.shape:
+            raise ValueError(f"searchsorted: 'sorter' must have the shape of 'x1' {x1.shape}, "
+                             f"got {sorter.shape}")
+        sorter = checked_indices(sorter._arr, n, "searchsorted", "sorter")
+    if isinstance(x2, Array):
+        a2 = ordered_operand(x2, "searchsorted", "x2")
+        dt = _dt.promote(x1._dtype, x2._dtype)
+    elif type(x2) in (int, float, builtins.bool):
+        dt = _dt.result_type(x1, x2)
+        if type(x2) is int and _dt.is_integer(dt):
+            info = np.iinfo(dt.np)
+            if not info.min <= x2 <= info.max:  # beyond every element of x1
+                return index_result(0 if x2 < info.min else n)
+        a2 = np.asarray(x2, dt.np)
+    else:
+        raise TypeError(f"searchsorted: 'x2' must be a flexarray array, an int or a float, "
+                        f"got {type(x2).__name__}")
+    if dt is _dt.bfloat16 or dt.np != a1.dtype or dt.np != a2.dtype:
+        work = np.float32 if dt in _dt.HALF else dt.np
+        a1, a2 = a1.astype(work, copy=False), a2.astype(work, copy=False)
+    return index_result(np.searchsorted(a1, a2, side=side, sorter=sorter))
+
+
+def _where_operand(v, dt, name):
+    if isinstance(v, Array):
+        return v._arr if v._dtype is dt else v._arr.astype(dt.np)
+    return _scalar_operand("where", v, dt)
+
+
+def where(condition, x1, x2, /):
+    """Elements of ``x1`` where the bool array ``condition`` is True, of ``x2`` elsewhere.
+
+    ``x1`` and ``x2`` may be Python scalars (not both); the three broadcast together and
+    the result has the promoted dtype of ``x1`` and ``x2``.
+    """
+    check_array(condition, "where", "condition")
+    if not _dt.is_bool(condition._dtype):
+        raise TypeError(f"where: 'condition' must have the bool dtype, got "
+                        f"{condition._dtype}; compare it first (e.g. x != 0)")
+    scalars = (builtins.bool, int, float, complex)
+    for name, v in (("x1", x1), ("x2", x2)):
+        if not isinstance(v, (Array,) + scalars):
+            raise TypeError(f"where: '{name}' must be a flexarray array or a Python scalar, "
+                            f"got {type(v).__name__}")
+    if not (isinstance(x1, Array) or isinstance(x2, Array)):
+        raise TypeError("where: at least one of 'x1', 'x2' must be a flexarray array (got two "
+                        "Python scalars)")
+    dt = _dt.result_type(x1, x2)
+    shapes = [condition.shape] + [v.shape for v in (x1, x2) if isinstance(v, Array)]
+    broadcast_shape_of(shapes, "where", "'condition', 'x1' and 'x2' of shapes")
+    a1, a2 = _where_operand(x1, dt, "x1"), _where_operand(x2, dt, "x2")
+    return wrap(np.asarray(np.where(condition._arr, a1, a2), dt.np))

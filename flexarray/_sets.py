@@ -1,3 +1,134 @@
-"""Set functions."""
+"""Set functions: isin, unique_all, unique_counts, unique_inverse, unique_values.
 
-__all__ = []
+Uniqueness is value equality (``equal``): every NaN (and every complex value with a NaN
+component) is distinct, with a count of one; ``-0.0`` and ``+0.0`` are one value, reported
+as whichever occurs first (by ``unique_values``: either one, as it uses NumPy's faster
+unstable sort). Unique values come out in ascending order (NaN last), found by one stable
+sort of the flattened input, so ``indices`` are first occurrences.
+"""
+from __future__ import annotations
+
+import builtins
+from typing import NamedTuple
+
+import numpy as np
+
+from . import _dtypes as _dt
+from ._array import Array, wrap
+from ._helpers import check_array
+from ._manipulation import check_bool
+
+__all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
+
+
+class UniqueAllResult(NamedTuple):
+    values: Array
+    indices: Array
+    inverse_indices: Array
+    counts: Array
+
+
+class UniqueCountsResult(NamedTuple):
+    values: Array
+    counts: Array
+
+
+class UniqueInverseResult(NamedTuple):
+    values: Array
+    inverse_indices: Array
+
+
+def _unique(x, func, with_perm):
+    """(values, first indices, inverse indices, counts) as NumPy arrays; the last three are
+    None unless ``with_perm``."""
+    check_array(x, func)
+    flat = x._arr.reshape(-1)
+    n = flat.size
+    key = flat.astype(np.float32) if x._dtype is _dt.bfloat16 else flat
+    if with_perm:
+        perm = np.argsort(key, kind="stable")
+        s = key[perm]
+    else:
+        s = np.sort(key)
+    new = np.empty(n, np.bool_)  # True where a sorted element starts a new value
+    if n:
+        new[0] = True
+        np.not_equal(s[1:], s[:-1], out=new[1:])  # NaN != NaN: each NaN stands alone
+    if not with_perm:
+        return s[new].astype(x._dtype.np, copy=False), None, None, None
+    first = perm[new]
+    inverse = np.empty(n, np.int64)
+    inverse[perm] = np.cumsum(new) - 1
+    starts = np.flatnonzero(new)
+    counts = np.diff(starts, append=n)
+    return (flat[first], first.astype(np.int64, copy=False), inverse.reshape(x.shape),
+            counts.astype(np.int64, copy=False))
+
+
+def unique_values(x, /):
+    """The distinct elements of ``x`` (flattened), ascending (each NaN distinct, last)."""
+    return wrap(_unique(x, "unique_values", False)[0])
+
+
+def unique_counts(x, /):
+    """``(values, counts)``: the distinct elements of ``x`` and how often each occurs."""
+    v, _, _, c = _unique(x, "unique_counts", True)
+    return UniqueCountsResult(wrap(v), wrap(c))
+
+
+def unique_inverse(x, /):
+    """``(values, inverse_indices)``: ``values[inverse_indices]`` rebuilds ``x`` (shape of x;
+    signed zeros may come back as the other zero)."""
+    v, _, inv, _ = _unique(x, "unique_inverse", True)
+    return UniqueInverseResult(wrap(v), wrap(inv))
+
+
+def unique_all(x, /):
+    """``(values, indices, inverse_indices, counts)``: the distinct elements, the index of
+    each one's first occurrence in flattened ``x``, the inverse, and the counts."""
+    v, first, inv, c = _unique(x, "unique_all", True)
+    return UniqueAllResult(wrap(v), wrap(first), wrap(inv), wrap(c))
+
+
+def _isin_operand(v, other, name):
+    """``(NumPy operand, dtype, fits)`` of one isin argument; ``fits`` is False for a Python
+    int outside the other array's integer dtype (it equals none of its elements)."""
+    if isinstance(v, Array):
+        return v._arr, v._dtype, True
+    if type(v) not in (int, builtins.bool):
+        raise TypeError(f"isin: '{name}' must be a flexarray array or a Python int, got "
+                        f"{type(v).__name__}")
+    if not isinstance(other, Array):
+        raise TypeError("isin: at least one of 'x1', 'x2' must be a flexarray array (got two "
+                        "Python ints)")
+    d = _dt.scalar_dtype(v, other._dtype)
+    if _dt.is_integer(d):
+        info = np.iinfo(d.np)
+        if not info.min <= v <= info.max:
+            return None, d, False
+    return np.asarray(v, d.np), d, True
+
+
+def isin(x1, x2, /, *, invert=False):
+    """For each element of ``x1``: whether it equals some element of ``x2`` (value equality:
+    NaN is in nothing, ``-0.0`` matches ``+0.0``); negated with ``invert=True``.
+
+    Bool array of ``x1``'s shape (0-d when ``x1`` is a Python int).
+    """
+    invert = check_bool(invert, "isin", "invert")
+    a1, d1, fits1 = _isin_operand(x1, x2, "x1")
+    a2, d2, fits2 = _isin_operand(x2, x1, "x2")
+    shape = x1.shape if isinstance(x1, Array) else ()
+    if not (fits1 and fits2):
+        return wrap(np.full(shape, invert, np.bool_))
+    signed_unsigned = {d1, d2} == {_dt.int64, _dt.uint64}
+    if signed_unsigned:
+        # no dtype holds both: drop the x2 values x1's dtype cannot hold (they match nothing)
+        a2 = a2[a2 >= np.int64(0)] if d1 is _dt.uint64 else a2[a2 <= np.uint64(2**63 - 1)]
+        a2, work = a2.astype(d1.np), d1.np
+    else:
+        dt = _dt.promote(d1, d2)
+        work = np.float32 if dt in _dt.HALF else dt.np
+    r = np.isin(a1.astype(work, copy=False), np.asarray(a2).astype(work, copy=False),
+                invert=invert)
+    return wrap(np.asarray(r, np.bool_).reshape(shape))
