@@ -1,21 +1,30 @@
 """Linear algebra in the main namespace: matmul, matrix_transpose, tensordot, vecdot.
 
-float32/64 and complex go to BLAS through NumPy (strided operands with a unit inner stride
-need no copy); float16/bfloat16 compute through float32 and round once.
+Engines (see :func:`matmul_np`): float32/64 and complex go to BLAS through NumPy (strided
+operands with a unit inner stride need no copy); float16/bfloat16 compute through float32
+BLAS and round once; integers use exact float64 BLAS when the operands' magnitudes allow it,
+else the Numba kernel (NumPy's integer matmul has no BLAS path: int32 1024^3 takes ~4 s).
 """
+from __future__ import annotations
+
 import builtins
+import math
 import operator
 
 import numpy as np
 
 from . import _dtypes as _dt
-from ._array import Array, _new, wrap
+from . import _kernels_bridge as _bridge
+from ._array import wrap
 from ._helpers import check_array
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
 
+_F32 = np.dtype(np.float32)
 
-def _numeric_pair(func, x1, x2):
+
+def numeric_pair(func, x1, x2):
+    """The promoted dtype of two numeric flexarray arrays (TypeError otherwise)."""
     check_array(x1, func, "x1")
     check_array(x2, func, "x2")
     dt = _dt.promote(x1._dtype, x2._dtype)
@@ -24,98 +33,143 @@ def _numeric_pair(func, x1, x2):
     return dt
 
 
-def _compute_dtype(dt):
-    return np.float32 if dt in _dt.HALF else dt.np
+def compute_np(dt):
+    """The NumPy dtype BLAS/LAPACK work happens in for flexarray dtype ``dt``."""
+    return _F32 if dt in _dt.HALF else dt.np
 
 
-def _finish(r, dt):
-    return wrap(r.astype(dt.np, copy=False))
+def as_compute(a, dt):
+    """NumPy array ``a`` in the compute dtype of ``dt`` (no copy when it already is)."""
+    return a.astype(compute_np(dt), copy=False)
+
+
+def matmul_np(a, b, dt):
+    """``np.matmul(a, b)`` semantics for NumPy operands, as a fresh array of flexarray dtype
+    ``dt`` (the promoted dtype; shapes already validated)."""
+    if dt.kind in "iu":
+        a, b = a.astype(dt.np, copy=False), b.astype(dt.np, copy=False)
+        va, vb = a.ndim == 1, b.ndim == 1
+        a2 = a[None, :] if va else a
+        b2 = b[:, None] if vb else b
+        r = _bridge.int_matmul(a2, b2, dt.np)
+        if r is not None:
+            if va or vb:
+                r = r[..., 0, :] if va and not vb else r[..., :, 0] if vb and not va else \
+                    r[..., 0, 0]
+                r = np.array(r)  # own the memory (a view of a discarded array otherwise)
+            return r
+        return np.matmul(a, b)
+    ct = compute_np(dt)
+    r = np.matmul(a.astype(ct, copy=False), b.astype(ct, copy=False))
+    return np.asarray(r).astype(dt.np, copy=False)
 
 
 def matmul(x1, x2, /):
-    """Matrix product of the last two axes, broadcast over the leading ones (1-D operands
-    are promoted to a row/column vector and the added axis removed afterwards)."""
-    dt = _numeric_pair("matmul", x1, x2)
-    if x1.ndim == 0 or x2.ndim == 0:
+    """Matrix product of the last two axes, broadcast over the leading ones (PEP 465: a 1-D
+    operand is a row/column vector whose added axis is removed afterwards)."""
+    dt = numeric_pair("matmul", x1, x2)
+    s1, s2 = x1.shape, x2.shape
+    if not s1 or not s2:
         raise ValueError(f"matmul: operands must have at least 1 dimension, got shapes "
-                         f"{x1.shape} and {x2.shape}")
-    k1 = x1.shape[-1]
-    k2 = x2.shape[-2] if x2.ndim > 1 else x2.shape[0]
+                         f"{s1} and {s2}; use multiply() for scalars")
+    k1 = s1[-1]
+    k2 = s2[-2] if len(s2) > 1 else s2[0]
     if k1 != k2:
-        raise ValueError(f"matmul: contracted dimensions differ: x1 {x1.shape} has {k1} "
-                         f"columns, x2 {x2.shape} has {k2} rows")
+        raise ValueError(f"matmul: x1 {s1} has {k1} columns but x2 {s2} has {k2} rows; "
+                         f"they must match")
     try:
-        np.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
+        np.broadcast_shapes(s1[:-2], s2[:-2])
     except ValueError:
-        raise ValueError(f"matmul: batch dimensions of {x1.shape} and {x2.shape} do not "
+        raise ValueError(f"matmul: the batch dimensions of x1 {s1} and x2 {s2} do not "
                          f"broadcast") from None
-    if dt.kind in "iu":
-        from ._kernels_bridge import int_matmul
-        r = int_matmul(x1._arr, x2._arr, dt.np)
-        if r is not None:
-            return wrap(r)
-    ct = _compute_dtype(dt)
-    return _finish(np.matmul(x1._arr, x2._arr, dtype=ct), dt)
+    return wrap(matmul_np(x1._arr, x2._arr, dt))
 
 
 def matrix_transpose(x, /):
-    """The transpose of the last two axes: a zero-copy view."""
+    """The transpose of the last two axes (a zero-copy view)."""
     check_array(x, "matrix_transpose")
+    if x.ndim < 2:
+        raise ValueError(f"matrix_transpose: 'x' must have at least 2 dimensions, got shape "
+                         f"{x.shape}")
     return x.mT
 
 
-def tensordot(x1, x2, /, *, axes=2):
-    """Sum of products over the given axes (an int ``n``: last n of x1, first n of x2)."""
-    dt = _numeric_pair("tensordot", x1, x2)
+def _tensordot_axes(axes, x1, x2):
+    """``axes`` as two lists of non-negative axes (validated)."""
+    n1, n2 = x1.ndim, x2.ndim
     if isinstance(axes, builtins.bool):
-        raise TypeError(f"tensordot: 'axes' must be an int or a pair of sequences, got {axes!r}")
-    if isinstance(axes, int):
-        if axes < 0 or axes > builtins.min(x1.ndim, x2.ndim):
-            raise ValueError(f"tensordot: axes={axes} must be in [0, "
-                             f"{builtins.min(x1.ndim, x2.ndim)}] for shapes {x1.shape}, "
-                             f"{x2.shape}")
-        a1, a2 = list(range(x1.ndim - axes, x1.ndim)), list(range(axes))
-    else:
-        try:
-            a1, a2 = ([operator.index(a) for a in ax] for ax in axes)
-        except (TypeError, ValueError):
-            raise TypeError(f"tensordot: 'axes' must be an int or a pair of sequences of "
-                            f"ints, got {axes!r}") from None
-        if len(a1) != len(a2):
-            raise ValueError(f"tensordot: axes lists differ in length: {axes!r}")
-    for a, b in zip(a1, a2):
-        for ax, x, name in ((a, x1, "x1"), (b, x2, "x2")):
-            if not -x.ndim <= ax < x.ndim:
-                raise ValueError(f"tensordot: axis {ax} is out of range for {name} of shape "
-                                 f"{x.shape}")
-        if x1.shape[a] != x2.shape[b]:
-            raise ValueError(f"tensordot: x1 axis {a} has size {x1.shape[a]} but x2 axis {b} "
-                             f"has size {x2.shape[b]}")
-    ct = _compute_dtype(dt)
-    r = np.tensordot(x1._arr.astype(ct, copy=False), x2._arr.astype(ct, copy=False),
-                     axes=(a1, a2))
-    return _finish(np.asarray(r), dt)
+        raise TypeError(f"tensordot: 'axes' must be an int or a pair of sequences of ints, "
+                        f"got {axes!r}")
+    if isinstance(axes, (int, np.integer)):
+        if not 0 <= axes <= builtins.min(n1, n2):
+            raise ValueError(f"tensordot: axes={axes} must be in [0, {builtins.min(n1, n2)}] "
+                             f"for shapes {x1.shape} and {x2.shape}")
+        return list(range(n1 - axes, n1)), list(range(axes))
+    try:
+        ax1, ax2 = axes
+        ax1 = [operator.index(a) for a in ax1]
+        ax2 = [operator.index(a) for a in ax2]
+    except (TypeError, ValueError):
+        raise TypeError(f"tensordot: 'axes' must be an int or a pair of sequences of ints, "
+                        f"got {axes!r}") from None
+    if len(ax1) != len(ax2):
+        raise ValueError(f"tensordot: the two axes sequences differ in length: {axes!r}")
+    out = []
+    for ax, n, name, shape in ((ax1, n1, "x1", x1.shape), (ax2, n2, "x2", x2.shape)):
+        for a in ax:
+            if not -n <= a < n:
+                raise ValueError(f"tensordot: axis {a} is out of range for {name} of shape "
+                                 f"{shape}; allowed: {-n} <= axis < {n}")
+        norm = [a % n for a in ax]
+        if len(set(norm)) != len(norm):
+            raise ValueError(f"tensordot: repeated axes for {name}: {list(ax)}")
+        out.append(norm)
+    return out
+
+
+def tensordot(x1, x2, /, *, axes=2):
+    """Sum of products over the given axes: an int ``n`` contracts the last n axes of x1
+    with the first n of x2; a pair of sequences names the axes. Runs as one matmul."""
+    dt = numeric_pair("tensordot", x1, x2)
+    ax1, ax2 = _tensordot_axes(axes, x1, x2)
+    s1, s2 = x1.shape, x2.shape
+    for a, b in zip(ax1, ax2):
+        if s1[a] != s2[b]:
+            raise ValueError(f"tensordot: x1 axis {a} has size {s1[a]} but x2 axis {b} has "
+                             f"size {s2[b]}; contracted axes must match (no broadcasting)")
+    free1 = [i for i in range(x1.ndim) if i not in ax1]
+    free2 = [i for i in range(x2.ndim) if i not in ax2]
+    shape1, shape2 = tuple(s1[i] for i in free1), tuple(s2[i] for i in free2)
+    k = math.prod(s1[a] for a in ax1)
+    a = x1._arr.transpose(free1 + ax1).reshape(math.prod(shape1), k)
+    b = x2._arr.transpose(ax2 + free2).reshape(k, math.prod(shape2))
+    out_shape = shape1 + shape2
+    r = matmul_np(a, b, dt).reshape(out_shape)
+    return wrap(r)
 
 
 def vecdot(x1, x2, /, *, axis=-1):
-    """Dot products of vectors along ``axis`` (conjugating x1), broadcast over the rest."""
-    dt = _numeric_pair("vecdot", x1, x2)
-    if isinstance(axis, builtins.bool) or not isinstance(axis, int):
-        raise TypeError(f"vecdot: 'axis' must be an int, got {axis!r}")
-    nd = builtins.max(x1.ndim, x2.ndim)
-    if not -nd <= axis < nd or x1.ndim == 0 or x2.ndim == 0:
-        raise ValueError(f"vecdot: axis={axis} is out of range for shapes {x1.shape}, "
-                         f"{x2.shape}")
+    """Dot products of vectors along ``axis`` (x1 conjugated), broadcast over the other
+    axes. ``axis`` counts from the end: -1 is the last axis."""
+    dt = numeric_pair("vecdot", x1, x2)
+    if isinstance(axis, builtins.bool) or not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"vecdot: 'axis' must be an int, got {type(axis).__name__}")
+    n = builtins.min(x1.ndim, x2.ndim)
+    if axis >= 0 and x1.ndim == x2.ndim:
+        axis -= n  # unambiguous when both have the same rank
+    if not -n <= axis <= -1:
+        raise ValueError(f"vecdot: axis={axis} is out of range for shapes {x1.shape} and "
+                         f"{x2.shape}; allowed: {-n} <= axis <= -1 (or 0 <= axis < {n} when "
+                         f"both have the same rank)")
+    if x1.shape[axis] != x2.shape[axis]:
+        raise ValueError(f"vecdot: x1 {x1.shape} and x2 {x2.shape} must have the same size "
+                         f"along axis {axis}; the contracted axis is not broadcast")
     try:
-        shape = np.broadcast_shapes(x1.shape, x2.shape)
+        np.broadcast_shapes(x1.shape, x2.shape)
     except ValueError:
         raise ValueError(f"vecdot: shapes {x1.shape} and {x2.shape} do not broadcast") from None
-    ax = axis % nd - nd
-    if -ax > builtins.min(x1.ndim, x2.ndim) or x1.shape[ax] != x2.shape[ax]:
-        raise ValueError(f"vecdot: x1 {x1.shape} and x2 {x2.shape} must have the same size "
-                         f"along axis {axis}")
-    ct = _compute_dtype(dt)
-    a, b = (np.broadcast_to(x._arr, shape) for x in (x1, x2))
-    r = np.vecdot(a, b, axis=ax, dtype=ct) if dt.kind not in "iu" else np.sum(
-        np.conj(a) * b, axis=ax, dtype=ct)
-    return _finish(np.asarray(r), dt)
+    ct = compute_np(dt)
+    a, b = x1._arr.astype(ct, copy=False), x2._arr.astype(ct, copy=False)
+    with np.errstate(all="ignore"):
+        r = np.vecdot(a, b, axis=axis)
+    return wrap(np.asarray(r).astype(dt.np, copy=False))

@@ -1,3 +1,260 @@
-"""Statistical functions."""
+"""Statistical functions: cumulative_prod, cumulative_sum, max, mean, min, prod, std, sum, var.
 
-__all__ = []
+Every reduction validates in the frontend (array, axes, keepdims, dtype) and returns a 0-d
+array, never a Python scalar. Result dtypes follow the standard: ``sum``/``prod``/the
+cumulative functions give the default integer of the same kind for smaller integers (int32 ->
+int64, uint8 -> uint64, bool -> int64) and keep floating dtypes. float16/bfloat16 accumulate
+in float32 and round once (NumPy's float16 sum overflows to inf and rounds every step).
+
+Engine: ``sum``/``prod``/``min``/``max`` go through :mod:`._kernels_bridge`, which uses the
+Numba reduction kernels where they were measured faster and returns None otherwise; then
+NumPy's reductions on the strided view do the work.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from . import _dtypes as _dt
+from . import _kernels_bridge as _bridge
+from ._array import wrap
+from ._helpers import check_array, normalize_axes, normalize_axis
+
+__all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum",
+           "var"]
+
+_F32 = np.dtype(np.float32)
+#: kind ranks for the ``dtype=`` argument: it may widen the kind, never narrow it
+_KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
+
+
+# --- argument checks ------------------------------------------------------------------------
+
+def _check_bool(value, func, name):
+    if type(value) is not builtins.bool:
+        raise TypeError(f"{func}: '{name}' must be a bool, got {type(value).__name__}")
+    return value
+
+
+def _reduction_axes(func, x, axis, keepdims):
+    """Validated ``x`` and the sorted tuple of axes to reduce."""
+    check_array(x, func)
+    _check_bool(keepdims, func, "keepdims")
+    return normalize_axes(axis, x.ndim, func)
+
+
+def accumulation_dtype(func: str, xdt, dtype):
+    """The result dtype of sum/prod/cumulative_*/trace for input dtype ``xdt``.
+
+    ``dtype=None``: smaller integers go to the default integer of their kind (int64 or
+    uint64, bool to int64); floating dtypes are kept. An explicit ``dtype`` must be numeric
+    and may not narrow the kind (float -> int or complex -> real would drop data silently).
+    """
+    if dtype is None:
+        if xdt.kind in "bi":
+            return _dt.default_int
+        if xdt.kind == "u":
+            return _dt.uint64
+        return xdt
+    if not isinstance(dtype, _dt.DType):
+        raise TypeError(f"{func}: 'dtype' must be a flexarray dtype or None, got {dtype!r}")
+    if not _dt.is_numeric(dtype):
+        raise TypeError(f"{func}: 'dtype' must be a numeric dtype, got {dtype}")
+    if _KIND_RANK[dtype.kind] < _KIND_RANK[xdt.kind]:
+        raise TypeError(f"{func}: cannot accumulate {xdt} values in dtype={dtype} (it would "
+                        f"drop data); allowed: a dtype of the same or a wider kind")
+    return dtype
+
+
+def _compute_np(dt):
+    """The NumPy dtype arithmetic runs in for a result of dtype ``dt``."""
+    return _F32 if dt in _dt.HALF else dt.np
+
+
+def _check_numeric(func, x, allow_bool=True):
+    d = x._dtype
+    if not (_dt.is_numeric(d) or (allow_bool and d.kind == "b")):
+        raise TypeError(f"{func}: 'x' must have a numeric dtype, got {d}")
+
+
+def _out_shape(shape, axes, keepdims):
+    if keepdims:
+        return tuple(1 if i in axes else n for i, n in enumerate(shape))
+    return tuple(n for i, n in enumerate(shape) if i not in axes)
+
+
+def _count(shape, axes):
+    return math.prod(shape[a] for a in axes)
+
+
+# --- sums and products ----------------------------------------------------------------------
+
+def sum_np(a: np.ndarray, axes: tuple, out_dt, keepdims: bool = False) -> np.ndarray:
+    """Sum of NumPy array ``a`` over ``axes`` as a fresh array of flexarray dtype ``out_dt``
+    (float16/bfloat16 accumulate in float32). Shared with mean, trace and the norms."""
+    acc = _compute_np(out_dt)
+    r = _bridge.reduce("sum", a, axes, acc, keepdims)
+    if r is None:
+        with np.errstate(all="ignore"):
+            r = np.sum(a, axis=axes, dtype=acc, keepdims=keepdims)
+    return np.asarray(r).astype(out_dt.np, copy=False)
+
+
+def _accumulate(func, name, x, axis, dtype, keepdims):
+    axes = _reduction_axes(func, x, axis, keepdims)
+    _check_numeric(func, x)
+    out_dt = accumulation_dtype(func, x._dtype, dtype)
+    a, acc = x._arr, _compute_np(out_dt)
+    r = _bridge.reduce(name, a, axes, acc, keepdims)
+    if r is None:
+        with np.errstate(all="ignore"):
+            r = getattr(np, name)(a, axis=axes, dtype=acc, keepdims=keepdims)
+    return wrap(np.asarray(r).astype(out_dt.np, copy=False))
+
+
+def sum(x, /, *, axis=None, dtype=None, keepdims=False):
+    """Sum of ``x`` over ``axis`` (None: all axes; an int or a tuple of ints).
+
+    Integers smaller than 64 bits sum in int64/uint64 unless ``dtype`` says otherwise; the
+    empty sum is 0. float16/bfloat16 accumulate in float32 and round once.
+    """
+    return _accumulate("sum", "sum", x, axis, dtype, keepdims)
+
+
+def prod(x, /, *, axis=None, dtype=None, keepdims=False):
+    """Product of ``x`` over ``axis``; dtype rules as :func:`sum`; the empty product is 1."""
+    return _accumulate("prod", "prod", x, axis, dtype, keepdims)
+
+
+# --- extrema --------------------------------------------------------------------------------
+
+def _extremum(func, x, axis, keepdims):
+    axes = _reduction_axes(func, x, axis, keepdims)
+    d = x._dtype
+    if d.kind == "c":
+        raise TypeError(f"{func}: complex numbers have no order; 'x' must have a real "
+                        f"numeric or bool dtype, got {d}")
+    a = x._arr
+    shape = _out_shape(a.shape, axes, keepdims)
+    if axes and _count(a.shape, axes) == 0 and math.prod(shape) != 0:
+        raise ValueError(f"{func}: cannot reduce over a zero-size axis (x has shape "
+                         f"{a.shape}, axis={axis}); the {func} of no elements is undefined")
+    r = _bridge.reduce(func, a, axes, a.dtype, keepdims)
+    if r is None:
+        if d in _dt.HALF:  # exact in float32; NumPy's float16/bfloat16 max is 8-18x slower
+            a = a.astype(_F32)
+        r = (np.max if func == "max" else np.min)(a, axis=axes, keepdims=keepdims)
+    return wrap(np.asarray(r).astype(d.np, copy=False))
+
+
+def max(x, /, *, axis=None, keepdims=False):
+    """Largest element of ``x`` over ``axis``; NaN propagates. ValueError when a reduced
+    axis has no elements."""
+    return _extremum("max", x, axis, keepdims)
+
+
+def min(x, /, *, axis=None, keepdims=False):
+    """Smallest element of ``x`` over ``axis``; NaN propagates. ValueError when a reduced
+    axis has no elements."""
+    return _extremum("min", x, axis, keepdims)
+
+
+# --- moments --------------------------------------------------------------------------------
+
+def _float_result(func, x, allow_complex):
+    d = x._dtype
+    if d.kind in "biu":
+        return _dt.default_float
+    if d.kind == "c" and not allow_complex:
+        raise TypeError(f"{func}: 'x' must have a real floating-point dtype, got {d}")
+    return d
+
+
+def mean(x, /, *, axis=None, keepdims=False):
+    """Arithmetic mean over ``axis``. Integer input gives the default float dtype; the mean
+    of no elements is NaN."""
+    axes = _reduction_axes("mean", x, axis, keepdims)
+    out_dt = _float_result("mean", x, allow_complex=True)
+    a = x._arr
+    n = _count(a.shape, axes)
+    if n == 0:
+        nan = complex(math.nan, math.nan) if out_dt.kind == "c" else math.nan
+        return wrap(np.full(_out_shape(a.shape, axes, keepdims), nan, out_dt.np))
+    acc = _compute_np(out_dt)
+    s = _bridge.reduce("sum", a, axes, acc, keepdims)
+    if s is None:
+        with np.errstate(all="ignore"):
+            s = np.sum(a, axis=axes, dtype=acc, keepdims=keepdims)
+    r = np.true_divide(s, n, dtype=acc)
+    return wrap(np.asarray(r).astype(out_dt.np, copy=False))
+
+
+def _check_correction(func, correction):
+    if type(correction) is builtins.bool or not isinstance(correction, (int, float)):
+        raise TypeError(f"{func}: 'correction' must be a real Python number, got "
+                        f"{type(correction).__name__}")
+    return correction
+
+
+def _variance(func, x, axis, correction, keepdims):
+    axes = _reduction_axes(func, x, axis, keepdims)
+    _check_correction(func, correction)
+    out_dt = _float_result(func, x, allow_complex=False)
+    a = x._arr
+    if _count(a.shape, axes) - correction <= 0:  # the standard: NaN, not inf or an error
+        return wrap(np.full(_out_shape(a.shape, axes, keepdims), math.nan, out_dt.np))
+    with np.errstate(all="ignore"):
+        r = np.var(a, axis=axes, dtype=_compute_np(out_dt), ddof=correction,
+                   keepdims=keepdims)
+        if func == "std":
+            r = np.sqrt(r)
+    return wrap(np.asarray(r).astype(out_dt.np, copy=False))
+
+
+def var(x, /, *, axis=None, correction=0.0, keepdims=False):
+    """Variance over ``axis`` with divisor ``N - correction`` (NaN when that is <= 0).
+    Integer input gives the default float dtype."""
+    return _variance("var", x, axis, correction, keepdims)
+
+
+def std(x, /, *, axis=None, correction=0.0, keepdims=False):
+    """Standard deviation over ``axis`` with divisor ``N - correction`` (NaN when <= 0)."""
+    return _variance("std", x, axis, correction, keepdims)
+
+
+# --- cumulative -----------------------------------------------------------------------------
+
+def _cumulative(func, npfunc, x, axis, dtype, include_initial):
+    check_array(x, func)
+    _check_numeric(func, x)
+    _check_bool(include_initial, func, "include_initial")
+    a = x._arr
+    if a.ndim == 0:  # as NumPy: a 0-d input is a 1-element vector
+        a = a.reshape(1)
+        if axis not in (None, 0, -1):
+            raise ValueError(f"{func}: axis={axis!r} is invalid for a 0-d array; allowed: None")
+        axis = 0
+    if axis is None:
+        if a.ndim > 1:
+            raise ValueError(f"{func}: 'axis' is required for arrays of more than one "
+                             f"dimension (x has shape {a.shape})")
+        axis = 0
+    ax = normalize_axis(axis, a.ndim, func)
+    out_dt = accumulation_dtype(func, x._dtype, dtype)
+    with np.errstate(all="ignore"):
+        r = npfunc(a, axis=ax, dtype=_compute_np(out_dt), include_initial=include_initial)
+    return wrap(r.astype(out_dt.np, copy=False))
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    """Running sums along ``axis`` (required when ``x`` has more than one dimension);
+    ``include_initial=True`` prepends the zero. dtype rules as :func:`sum`."""
+    return _cumulative("cumulative_sum", np.cumulative_sum, x, axis, dtype, include_initial)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    """Running products along ``axis``; ``include_initial=True`` prepends the one."""
+    return _cumulative("cumulative_prod", np.cumulative_prod, x, axis, dtype,
+                       include_initial)

@@ -1,3 +1,88 @@
 """Utility functions: all, any, diff."""
+from __future__ import annotations
 
-__all__ = []
+import builtins
+import operator
+
+import numpy as np
+
+from . import _dtypes as _dt
+from ._array import Array, wrap
+from ._helpers import check_array, normalize_axis
+from ._statistical import _reduction_axes
+
+__all__ = ["all", "any", "diff"]
+
+_F32 = np.dtype(np.float32)
+
+
+def all(x, /, *, axis=None, keepdims=False):
+    """Whether every element over ``axis`` is true (nonzero; NaN counts as true). The empty
+    reduction is True. Returns a bool array (0-d for a full reduction)."""
+    axes = _reduction_axes("all", x, axis, keepdims)
+    return wrap(np.asarray(np.all(x._arr, axis=axes, keepdims=keepdims)))
+
+
+def any(x, /, *, axis=None, keepdims=False):
+    """Whether any element over ``axis`` is true (nonzero; NaN counts as true). The empty
+    reduction is False."""
+    axes = _reduction_axes("any", x, axis, keepdims)
+    return wrap(np.asarray(np.any(x._arr, axis=axes, keepdims=keepdims)))
+
+
+def _edge(value, name, x, ax, dt):
+    """``prepend``/``append`` as a NumPy operand of dtype ``dt`` matching ``x`` off ``ax``."""
+    if isinstance(value, Array):
+        a = value._arr
+        if a.ndim != x.ndim or builtins.any(
+                n != m for i, (n, m) in enumerate(zip(a.shape, x.shape)) if i != ax):
+            raise ValueError(f"diff: '{name}' must have x's shape {x.shape} except along "
+                             f"axis {ax}, got shape {a.shape}")
+        return a.astype(dt, copy=False)
+    shape = list(x.shape)
+    shape[ax] = 1
+    return np.broadcast_to(np.asarray(value, dtype=dt), shape)
+
+
+def diff(x, /, n=1, axis=-1, prepend=None, append=None):
+    """The ``n``-th forward difference along ``axis``: ``out[i] = x[i+1] - x[i]``, applied
+    ``n`` times (``n`` may be given positionally, as in NumPy: ``diff(x, 2)``).
+
+    ``prepend``/``append`` (arrays shaped like ``x`` except along ``axis``, or Python
+    scalars) are joined to ``x`` first; their dtypes promote with x's. Booleans differ by
+    ``!=``, as in NumPy. float16/bfloat16 compute in float32 and round once.
+    """
+    check_array(x, "diff")
+    if isinstance(n, builtins.bool):
+        raise TypeError("diff: 'n' must be an int, got bool")
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise TypeError(f"diff: 'n' must be an int, got {type(n).__name__}") from None
+    if n < 0:
+        raise ValueError(f"diff: 'n' must be >= 0, got {n}")
+    if x.ndim == 0:
+        raise ValueError("diff: 'x' must have at least one dimension, got a 0-d array")
+    ax = normalize_axis(axis, x.ndim, "diff")
+    operands = [x]
+    for value, name in ((prepend, "prepend"), (append, "append")):
+        if value is None:
+            continue
+        if not isinstance(value, (Array, int, float, complex)):
+            raise TypeError(f"diff: '{name}' must be None, a flexarray array or a Python "
+                            f"scalar, got {type(value).__name__}")
+        operands.append(value)
+    dt = _dt.result_type(*operands)
+    parts = [x._arr]
+    if prepend is not None:
+        parts.insert(0, _edge(prepend, "prepend", x, ax, dt.np))
+    if append is not None:
+        parts.append(_edge(append, "append", x, ax, dt.np))
+    a = np.concatenate(parts, axis=ax, dtype=dt.np) if len(parts) > 1 else x._arr
+    if n == 0:
+        return wrap(np.array(a, dtype=dt.np))
+    if dt in _dt.HALF:
+        a = a.astype(_F32)
+    with np.errstate(all="ignore"):
+        r = np.diff(a, n=n, axis=ax)
+    return wrap(r.astype(dt.np, copy=False))  # np.diff's result is always fresh
