@@ -133,7 +133,8 @@ def broadcast_to(x, /, shape):
     """
     check_array(x, "broadcast_to")
     shape = shape_tuple(shape, "broadcast_to")
-    if len(shape) < x.ndim or broadcast_shape_of([x.shape, shape], "broadcast_to") != shape:
+    if len(shape) < x.ndim or any(n not in (1, t) for n, t in
+                                  zip(x.shape[::-1], shape[::-1])):
         raise ValueError(f"broadcast_to: cannot broadcast an array of shape {x.shape} to "
                          f"{shape}; each axis of x must be 1 or equal the target size "
                          f"(aligned from the right)")

@@ -1,0 +1,548 @@
+"""Manipulation functions against NumPy, over random dtypes, shapes and memory layouts.
+
+The first section defines the layout strategies that test_indexing_functions.py,
+test_searching.py, test_sorting.py and test_sets.py import too: every flexarray input is
+paired with a NumPy array of the same elements *and the same strides* (contiguous,
+stepped, offset, reversed, transposed, broadcast; zero-size and 0-d shapes included),
+either aliasing NumPy memory (``asarray`` of a NumPy view) or owning its buffer.
+"""
+import math
+import re
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
+
+import flexarray as xp
+
+# --- layout strategies (shared) -------------------------------------------------------------
+
+ALL_DTYPES = [xp.bool, xp.int8, xp.int16, xp.int32, xp.int64, xp.uint8, xp.uint16, xp.uint32,
+              xp.uint64, xp.float16, xp.bfloat16, xp.float32, xp.float64, xp.complex64,
+              xp.complex128]
+REAL_DTYPES = [d for d in ALL_DTYPES if d not in (xp.complex64, xp.complex128)]
+NUMERIC_REAL = [d for d in REAL_DTYPES if d is not xp.bool]
+INT_DTYPES = [d for d in ALL_DTYPES if d.kind in "iu"]
+
+
+def value_pool(dtype):
+    """A few values of ``dtype`` that exercise ties, signed zeros, NaN, inf and extremes."""
+    k = dtype.kind
+    if k == "b":
+        vals = [False, True]
+    elif k in "iu":
+        info = np.iinfo(dtype.np)
+        return np.array(sorted({info.min, info.min + 1, 0, 1, 2, 3, info.max - 1, info.max}
+                               | ({-1, -2, -3} if k == "i" else set())), dtype.np)
+    else:
+        big = float(ml_dtypes.finfo(dtype.np).max) if k == "f" else 3e38
+        vals = [-math.inf, -big, -2.5, -1.0, -0.0, 0.0, 1.0, 2.5, big, math.inf, math.nan]
+        if k == "c":
+            vals = [complex(r, i) for r in (-1.0, -0.0, 0.0, 2.5, math.nan)
+                    for i in (-1.0, 0.0, math.inf, math.nan)]
+    return np.asarray(vals).astype(dtype.np)
+
+
+LAYOUTS = ["contiguous", "stepped", "offset", "reversed", "transposed", "broadcast"]
+
+
+@st.composite
+def arrays(draw, dtypes=ALL_DTYPES, min_dims=0, max_dims=4, min_side=0, max_side=5,
+           shape=None, pool=value_pool):
+    """``(x, ref)``: a flexarray array and a NumPy array with equal elements and strides."""
+    dtype = draw(st.sampled_from(dtypes))
+    if shape is None:
+        shape = draw(hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=min_side,
+                                      max_side=max_side))
+    nd = len(shape)
+    layout = draw(st.sampled_from(LAYOUTS))
+    key = (slice(None),) * nd
+    base_shape, perm = shape, None
+    if layout == "stepped":
+        base_shape = tuple(2 * n for n in shape)
+        key = tuple(slice(None, None, 2) for _ in shape)
+    elif layout == "offset":
+        base_shape = tuple(n + 1 for n in shape)
+        key = tuple(slice(1, None) for _ in shape)
+    elif layout == "reversed":
+        key = tuple(slice(None, None, draw(st.sampled_from([1, -1]))) for _ in shape)
+    elif layout == "transposed":
+        perm = draw(st.permutations(range(nd)))
+        base_shape = tuple(shape[perm.index(i)] for i in range(nd))
+    elif layout == "broadcast":
+        ones = draw(st.lists(st.booleans(), min_size=nd, max_size=nd))
+        base_shape = tuple(1 if o else n for o, n in zip(ones, shape))
+    values = pool(dtype)
+    pick = draw(hnp.arrays(np.intp, base_shape, elements=st.integers(0, len(values) - 1)))
+    base = values[pick]
+    ref = base[key]
+    if perm is not None:
+        ref = ref.transpose(perm)
+    if layout == "broadcast":
+        ref = np.broadcast_to(ref, shape)
+    owned = layout in ("contiguous", "stepped", "offset", "reversed") and draw(st.booleans())
+    x = xp.asarray(base, copy=True)[key] if owned else xp.asarray(ref)
+    assert x.shape == ref.shape and x._arr.strides == ref.strides
+    return x, ref
+
+
+def to_np(x):
+    """A flexarray array's elements as a NumPy array (through the public protocol)."""
+    assert isinstance(x, xp.Array), f"expected a flexarray array, got {type(x).__name__}"
+    return np.asarray(x)
+
+
+def assert_bits(x, ref):
+    """``x`` holds exactly ``ref``'s dtype, shape and bits (NaN payloads, signed zeros)."""
+    got = to_np(x)
+    ref = np.asarray(ref)
+    assert got.dtype == ref.dtype, (got.dtype, ref.dtype)
+    assert got.shape == ref.shape, (got.shape, ref.shape)
+    assert np.ascontiguousarray(got).tobytes() == np.ascontiguousarray(ref).tobytes(), (
+        f"\n got {got}\n ref {ref}")
+
+
+def assert_shares(r, x):
+    """``r`` is an O(1) view of ``x``: same buffer token, overlapping memory."""
+    assert r._buf is x._buf
+    if r.size and x.size:
+        assert np.shares_memory(r._arr, x._arr)
+
+
+def fx(ref):
+    """A fresh, owned flexarray array with ``ref``'s elements."""
+    return xp.asarray(np.array(ref), copy=True)
+
+
+# --- broadcasting ---------------------------------------------------------------------------
+
+@st.composite
+def broadcastable_to(draw, shape):
+    """A shape that broadcasts to ``shape`` (a suffix of it, some sizes replaced by 1)."""
+    k = draw(st.integers(0, len(shape)))
+    tail = shape[len(shape) - k:]
+    return tuple(1 if draw(st.booleans()) else n for n in tail)
+
+
+@settings(max_examples=60)
+@given(data=st.data())
+def test_broadcast_to(data):
+    target = data.draw(hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=4))
+    x, ref = data.draw(arrays(shape=data.draw(broadcastable_to(target))))
+    r = xp.broadcast_to(x, target)
+    assert_bits(r, np.broadcast_to(ref, target))
+    assert_shares(r, x)
+    before = np.array(ref)
+    if r.size:  # writing the broadcast copies first: x keeps its elements
+        r[(0,) * r.ndim] = xp.asarray(0, dtype=x.dtype) if x.dtype.kind != "b" else False
+        assert_bits(x, before)
+
+
+@settings(max_examples=50)
+@given(data=st.data())
+def test_broadcast_arrays_and_shapes(data):
+    target = data.draw(hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=4))
+    pairs = [data.draw(arrays(shape=data.draw(broadcastable_to(target))))
+             for _ in range(data.draw(st.integers(1, 3)))]
+    out = xp.broadcast_arrays(*(x for x, _ in pairs))
+    assert isinstance(out, tuple) and len(out) == len(pairs)
+    expected = np.broadcast_arrays(*(r for _, r in pairs))
+    for r, e, (x, _) in zip(out, expected, pairs):
+        assert_bits(r, e)
+        assert_shares(r, x)
+    shapes = [r.shape for _, r in pairs]
+    assert xp.broadcast_shapes(*shapes) == np.broadcast_shapes(*shapes)
+
+
+@settings(max_examples=60)
+@given(shapes=st.lists(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=3),
+                       max_size=4))
+def test_broadcast_shapes_matches_numpy(shapes):
+    try:
+        expected = np.broadcast_shapes(*shapes)
+    except ValueError:
+        with pytest.raises(ValueError, match="broadcast_shapes: shapes .* cannot be broadcast"):
+            xp.broadcast_shapes(*shapes)
+        return
+    assert xp.broadcast_shapes(*shapes) == expected
+
+
+# --- joining --------------------------------------------------------------------------------
+
+PROMOTABLE = [(xp.int8, xp.int16), (xp.uint8, xp.int16), (xp.float32, xp.float64),
+              (xp.float32, xp.complex64), (xp.float16, xp.bfloat16), (xp.bool, xp.bool),
+              (xp.uint16, xp.uint32), (xp.complex64, xp.float64)]
+
+
+@st.composite
+def joinable(draw, same_shape):
+    """2-3 arrays of dtypes from one promotable pair, shapes equal except (maybe) one axis."""
+    dts = draw(st.sampled_from(PROMOTABLE))
+    shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=4))
+    axis = draw(st.integers(-len(shape), len(shape) - 1))
+    out = []
+    for _ in range(draw(st.integers(1, 3))):
+        s = list(shape)
+        if not same_shape:
+            s[axis] = draw(st.integers(0, 3))
+        out.append(draw(arrays(dtypes=list(dts), shape=tuple(s))))
+    return out, axis
+
+
+@settings(max_examples=60)
+@given(case=joinable(same_shape=False), flat=st.booleans())
+def test_concat(case, flat):
+    pairs, axis = case
+    dt = xp.result_type(*(x for x, _ in pairs))
+    refs = [r.astype(dt.np) for _, r in pairs]
+    if flat:
+        r = xp.concat([x for x, _ in pairs], axis=None)
+        expected = np.concatenate([a.reshape(-1) for a in refs])
+    else:
+        r = xp.concat(tuple(x for x, _ in pairs), axis=axis)
+        expected = np.concatenate(refs, axis=axis)
+    assert r.dtype is dt
+    assert_bits(r, expected)
+
+
+@settings(max_examples=50)
+@given(case=joinable(same_shape=True), data=st.data())
+def test_stack(case, data):
+    pairs, _ = case
+    nd = pairs[0][0].ndim
+    axis = data.draw(st.integers(-nd - 1, nd))
+    dt = xp.result_type(*(x for x, _ in pairs))
+    r = xp.stack([x for x, _ in pairs], axis=axis)
+    assert r.dtype is dt
+    assert_bits(r, np.stack([a.astype(dt.np) for _, a in pairs], axis=axis))
+
+
+@settings(max_examples=50)
+@given(data=st.data())
+def test_unstack(data):
+    x, ref = data.draw(arrays(min_dims=1))
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
+    out = xp.unstack(x, axis=axis)
+    assert isinstance(out, tuple) and len(out) == ref.shape[axis]
+    for i, r in enumerate(out):
+        assert_bits(r, np.take(ref, i, axis=axis))
+        assert_shares(r, x)
+
+
+# --- views ----------------------------------------------------------------------------------
+
+@settings(max_examples=60)
+@given(data=st.data())
+def test_expand_dims(data):
+    x, ref = data.draw(arrays(max_dims=3))
+    k = data.draw(st.integers(1, 3))
+    m = x.ndim + k
+    axes = data.draw(st.lists(st.integers(-m, m - 1), min_size=k, max_size=k,
+                              unique_by=lambda a: a % m))
+    arg = axes[0] if k == 1 and data.draw(st.booleans()) else tuple(axes)
+    r = xp.expand_dims(x, axis=arg)
+    assert_bits(r, np.expand_dims(ref, arg))
+    assert_shares(r, x)
+
+
+@settings(max_examples=60)
+@given(data=st.data())
+def test_squeeze(data):
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=4, min_side=0, max_side=3))
+    x, ref = data.draw(arrays(shape=shape))
+    ones = [i for i, n in enumerate(shape) if n == 1]
+    chosen = data.draw(st.lists(st.sampled_from(ones), unique=True) if ones else st.just([]))
+    neg = data.draw(st.booleans())
+    axes = tuple(a - x.ndim if neg else a for a in chosen)
+    arg = axes[0] if len(axes) == 1 and data.draw(st.booleans()) else axes
+    r = xp.squeeze(x, axis=arg)
+    assert_bits(r, np.squeeze(ref, axis=axes))
+    assert_shares(r, x)
+    big = [i for i, n in enumerate(shape) if n != 1]
+    if big:
+        with pytest.raises(ValueError, match=r"squeeze: axis \d+ .* has size \d+; only axes "
+                                             r"of size 1"):
+            xp.squeeze(x, axis=big[0])
+
+
+@settings(max_examples=60)
+@given(data=st.data())
+def test_flip(data):
+    x, ref = data.draw(arrays())
+    axis = data.draw(st.none() | (st.integers(-x.ndim, x.ndim - 1) if x.ndim else st.none())
+                     | st.lists(st.integers(0, max(x.ndim - 1, 0)), unique=True,
+                                max_size=x.ndim).map(tuple))
+    r = xp.flip(x, axis=axis)
+    assert_bits(r, np.flip(ref, axis=axis) if axis != () else ref)
+    assert_shares(r, x)
+
+
+@settings(max_examples=60)
+@given(data=st.data())
+def test_permute_dims(data):
+    x, ref = data.draw(arrays())
+    perm = data.draw(st.permutations(range(x.ndim)))
+    axes = tuple(a - x.ndim if data.draw(st.booleans()) else a for a in perm)
+    r = xp.permute_dims(x, axes)
+    assert_bits(r, np.transpose(ref, perm))
+    assert_shares(r, x)
+
+
+@settings(max_examples=60)
+@given(data=st.data())
+def test_moveaxis(data):
+    x, ref = data.draw(arrays(min_dims=1))
+    n = x.ndim
+    k = data.draw(st.integers(1, n))
+    src = data.draw(st.lists(st.integers(-n, n - 1), min_size=k, max_size=k,
+                             unique_by=lambda a: a % n))
+    dst = data.draw(st.lists(st.integers(-n, n - 1), min_size=k, max_size=k,
+                             unique_by=lambda a: a % n))
+    if k == 1 and data.draw(st.booleans()):
+        src, dst = src[0], dst[0]
+    else:
+        src, dst = tuple(src), tuple(dst)
+    r = xp.moveaxis(x, src, dst)
+    assert_bits(r, np.moveaxis(ref, src, dst))
+    assert_shares(r, x)
+
+
+@st.composite
+def reshape_target(draw, size):
+    """A shape with ``size`` elements (maybe with one -1), from a random factorization."""
+    factors, n, p = [], size, 2
+    while n > 1:
+        while n % p == 0:
+            factors.append(p)
+            n //= p
+        p += 1
+    ndim = draw(st.integers(1, 4))
+    dims = [1] * ndim
+    for f in factors:
+        dims[draw(st.integers(0, ndim - 1))] *= f
+    if size == 0:
+        dims[draw(st.integers(0, ndim - 1))] = 0
+    if size and draw(st.booleans()):
+        dims[draw(st.integers(0, ndim - 1))] = -1
+    return tuple(dims)
+
+
+@settings(max_examples=80)
+@given(data=st.data(), copy=st.sampled_from([None, True, False]))
+def test_reshape(data, copy):
+    x, ref = data.draw(arrays())
+    shape = data.draw(reshape_target(x.size))
+    try:
+        ref.reshape(shape, copy=False)
+        viewable = True
+    except ValueError:
+        viewable = False
+    if copy is False and not viewable:
+        with pytest.raises(ValueError, match=r"reshape: .* cannot be viewed as .*copy=False"):
+            xp.reshape(x, shape, copy=False)
+        return
+    r = xp.reshape(x, shape, copy=copy)
+    assert_bits(r, ref.reshape(shape))
+    if viewable and copy is not True:
+        assert_shares(r, x)
+    if copy is True and ref.size:
+        # a copy is independent of x whatever happens to x's memory afterwards
+        if not x._arr.flags.writeable:  # imported memory: its owner may write into it
+            assert not np.shares_memory(r._arr, x._arr)
+        snapshot = np.array(ref)
+        x[(0,) * x.ndim] = x[(0,) * x.ndim]  # a write to x (copy-on-write)
+        assert_bits(r, snapshot.reshape(shape))
+
+
+def test_reshape_of_transposed_view_is_a_copy_only_when_needed():
+    a = fx(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    t = xp.permute_dims(a, (1, 0, 2))
+    r = xp.reshape(t, (3, 2, 2, 2))  # splits the last axis: still a view
+    assert_shares(r, a)
+    with pytest.raises(ValueError, match="copy=False"):
+        xp.reshape(t, (6, 4), copy=False)
+    c = xp.reshape(t, (6, 4))
+    assert c._buf is not a._buf
+    assert_bits(c, np.arange(24, dtype=np.float32).reshape(2, 3, 4).transpose(1, 0, 2)
+                .reshape(6, 4))
+
+
+# --- computed -------------------------------------------------------------------------------
+
+@settings(max_examples=60)
+@given(data=st.data())
+def test_repeat(data):
+    x, ref = data.draw(arrays(max_dims=3, max_side=4))
+    axis = data.draw(st.none() | (st.integers(-x.ndim, x.ndim - 1) if x.ndim else st.none()))
+    n = ref.size if axis is None else ref.shape[axis]
+    kind = data.draw(st.sampled_from(["int", "one", "each"]))
+    if kind == "int":
+        reps = data.draw(st.integers(0, 3))
+        r = xp.repeat(x, reps, axis=axis)
+    else:
+        length = 1 if kind == "one" else n
+        dt = data.draw(st.sampled_from(INT_DTYPES))
+        reps = np.asarray(data.draw(st.lists(st.integers(0, 3), min_size=length,
+                                             max_size=length)), dt.np)
+        r = xp.repeat(x, xp.asarray(reps), axis=axis)
+    expected = np.repeat(ref.reshape(-1) if axis is None else ref, np.asarray(reps, np.intp),
+                         axis=0 if axis is None else axis)
+    assert_bits(r, expected)
+
+
+@settings(max_examples=60)
+@given(data=st.data())
+def test_roll(data):
+    x, ref = data.draw(arrays())
+    shift_s = st.integers(-12, 12)
+    if x.ndim == 0 or data.draw(st.booleans()):
+        shift = data.draw(shift_s)
+        r, expected = xp.roll(x, shift), np.roll(ref, shift)
+    else:
+        axes = tuple(data.draw(st.lists(st.integers(-x.ndim, x.ndim - 1), min_size=1,
+                                        max_size=3)))
+        if data.draw(st.booleans()):
+            shift = data.draw(shift_s)
+            axis = axes[0] if len(axes) == 1 and data.draw(st.booleans()) else axes
+        else:
+            shift = tuple(data.draw(shift_s) for _ in axes)
+            axis = axes
+        r, expected = xp.roll(x, shift, axis=axis), np.roll(ref, shift, axis=axis)
+    assert_bits(r, expected)
+
+
+@settings(max_examples=60)
+@given(data=st.data())
+def test_tile(data):
+    x, ref = data.draw(arrays(max_dims=3, max_side=3))
+    reps = tuple(data.draw(st.lists(st.integers(0, 3), max_size=4)))
+    assert_bits(xp.tile(x, reps), np.tile(ref, reps))
+
+
+# --- the value model for views --------------------------------------------------------------
+
+VIEWS = {
+    "broadcast_to": lambda a: xp.broadcast_to(a[:, :1], (2, 3, 4)),
+    "expand_dims": lambda a: xp.expand_dims(a, axis=(0, 2)),
+    "flip": lambda a: xp.flip(a, axis=0),
+    "moveaxis": lambda a: xp.moveaxis(a, 0, -1),
+    "permute_dims": lambda a: xp.permute_dims(a, (1, 0)),
+    "reshape": lambda a: xp.reshape(a, (2, 2, 3)),
+    "squeeze": lambda a: xp.squeeze(xp.expand_dims(a, axis=1), axis=1),
+    "unstack": lambda a: xp.unstack(a, axis=1)[2],
+    "broadcast_arrays": lambda a: xp.broadcast_arrays(a, xp.ones((2, 3, 4)))[0],
+}
+
+
+@pytest.mark.parametrize("name", sorted(VIEWS))
+def test_views_share_memory_and_copy_on_write(name):
+    data = np.arange(12.0).reshape(3, 4)
+    a = fx(data)
+    v = VIEWS[name](a)
+    assert_shares(v, a)
+    expected_v = np.array(to_np(v))
+    v[(0,) * v.ndim] = -1.0  # writing the view leaves a unchanged ...
+    assert_bits(a, data)
+    expected_v[(0,) * v.ndim] = -1.0
+    if name != "broadcast_to" and name != "broadcast_arrays":
+        assert_bits(v, expected_v)
+    v2 = VIEWS[name](a)
+    a[...] = 7.0  # ... and writing a leaves an earlier view unchanged
+    assert_bits(v2, np.array(to_np(VIEWS[name](fx(data)))))
+
+
+# --- bad input ------------------------------------------------------------------------------
+
+a23 = fx(np.zeros((2, 3)))
+
+BAD = [
+    (lambda: xp.broadcast_to(a23, (3, 3)), ValueError, r"broadcast_to: cannot broadcast an array "
+     r"of shape \(2, 3\) to \(3, 3\)"),
+    (lambda: xp.broadcast_to(a23, (3,)), ValueError, r"broadcast_to: cannot broadcast"),
+    (lambda: xp.broadcast_to(a23, "x"), TypeError, r"broadcast_to: 'shape' must be a tuple"),
+    (lambda: xp.broadcast_to(a23, (2, -3)), ValueError, r"'shape' entries must be >= 0"),
+    (lambda: xp.broadcast_to([1, 2], (2,)), TypeError, r"broadcast_to: 'x' must be a flexarray"),
+    (lambda: xp.broadcast_arrays(a23, fx(np.zeros(4))), ValueError,
+     r"broadcast_arrays: array shapes \(2, 3\), \(4,\) cannot be broadcast together: axis -1 "
+     r"has sizes 3 and 4"),
+    (lambda: xp.broadcast_shapes((2,), (2.5,)), TypeError, r"broadcast_shapes: 'shapes\[1\]' must "
+     r"be an int, got float"),
+    (lambda: xp.concat([]), ValueError, r"concat: 'arrays' must hold at least one array"),
+    (lambda: xp.concat(a23), TypeError, r"concat: 'arrays' must be a tuple or list"),
+    (lambda: xp.concat([a23, np.zeros((2, 3))]), TypeError, r"concat: arrays\[1\] must be a "
+     r"flexarray array, got ndarray"),
+    (lambda: xp.concat([a23, fx(np.zeros((3, 3)))], axis=1), ValueError,
+     r"concat: arrays must match in every axis but axis 1; arrays\[0\] has shape \(2, 3\), "
+     r"arrays\[1\] has \(3, 3\)"),
+    (lambda: xp.concat([a23, fx(np.zeros(3))]), ValueError, r"concat: all arrays must have the "
+     r"same number of dimensions"),
+    (lambda: xp.concat([a23], axis=2), IndexError, r"concat: axis=2 is out of range"),
+    (lambda: xp.concat([fx(np.zeros(())), fx(np.zeros(()))]), ValueError,
+     r"concat: cannot join 0-d arrays along an axis"),
+    (lambda: xp.concat([fx(np.zeros(2, np.int64)), fx(np.zeros(2, np.uint64))]), TypeError,
+     r"no type promotion between flexarray.int64 and flexarray.uint64"),
+    (lambda: xp.stack([a23, fx(np.zeros((3, 2)))]), ValueError, r"stack: all arrays must have "
+     r"the same shape; arrays\[0\] has \(2, 3\), arrays\[1\] has \(3, 2\)"),
+    (lambda: xp.stack([a23], axis=3), IndexError, r"stack: axis=3 is out of range .* 3 "
+     r"dimension"),
+    (lambda: xp.unstack(fx(np.zeros(()))), IndexError, r"unstack: axis=0 is out of range"),
+    (lambda: xp.expand_dims(a23, axis=3), IndexError, r"expand_dims: axis=3 is out of range for "
+     r"an array of 3 dimension\(s\); allowed: -3 <= axis < 3"),
+    (lambda: xp.expand_dims(a23, axis=(0, -4)), ValueError, r"expand_dims: 'axis' has repeated "
+     r"axes: \(0, -4\)"),
+    (lambda: xp.expand_dims(a23, axis=1.0), TypeError, r"expand_dims: 'axis' must be an int"),
+    (lambda: xp.squeeze(a23, axis=0), ValueError, r"squeeze: axis 0 of an array of shape "
+     r"\(2, 3\) has size 2; only axes of size 1 can be removed"),
+    (lambda: xp.squeeze(a23, axis=2), IndexError, r"squeeze: axis=2 is out of range"),
+    (lambda: xp.flip(a23, axis=(0, 0)), ValueError, r"flip: 'axis' has repeated axes"),
+    (lambda: xp.flip(a23, axis=-3), IndexError, r"flip: axis=-3 is out of range"),
+    (lambda: xp.permute_dims(a23, (0,)), ValueError, r"permute_dims: 'axes' must be a "
+     r"permutation of the 2 axes of x, got \(0,\)"),
+    (lambda: xp.permute_dims(a23, (0, -2)), ValueError, r"permute_dims: 'axes' must be a "
+     r"permutation"),
+    (lambda: xp.permute_dims(a23, 0), TypeError, r"permute_dims: 'axes' must be a tuple"),
+    (lambda: xp.permute_dims(a23, (0, 2)), IndexError, r"permute_dims: axes=2 is out of range"),
+    (lambda: xp.moveaxis(a23, (0, 1), 0), ValueError, r"moveaxis: 'source' and 'destination' "
+     r"must name as many axes"),
+    (lambda: xp.moveaxis(a23, 0, 2), IndexError, r"moveaxis: destination=2 is out of range"),
+    (lambda: xp.moveaxis(a23, (1, 1), (0, 1)), ValueError, r"moveaxis: 'source' has repeated"),
+    (lambda: xp.reshape(a23, (4, 2)), ValueError, r"reshape: cannot reshape an array of shape "
+     r"\(2, 3\) \(size 6\) into \(4, 2\) \(size 8\)"),
+    (lambda: xp.reshape(a23, (-1, -1)), ValueError, r"reshape: 'shape' entries must be >= 0 "
+     r"with at most one -1, got \(-1, -1\)"),
+    (lambda: xp.reshape(a23, (4, -1)), ValueError, r"reshape: cannot infer the -1 in \(4, -1\) "
+     r"for an array of size 6"),
+    (lambda: xp.reshape(a23, (0, -1)), ValueError, r"reshape: cannot infer the -1"),
+    (lambda: xp.reshape(a23, (6,), copy="yes"), ValueError, r"reshape: 'copy' must be True, "
+     r"False or None, got 'yes'"),
+    (lambda: xp.reshape(a23, "6"), TypeError, r"reshape: 'shape' must be a tuple of ints"),
+    (lambda: xp.repeat(a23, -1), ValueError, r"repeat: 'repeats' must be >= 0, got -1"),
+    (lambda: xp.repeat(a23, 1.5), TypeError, r"repeat: 'repeats' must be an int, got float"),
+    (lambda: xp.repeat(a23, True), TypeError, r"repeat: 'repeats' must be an int, got a bool"),
+    (lambda: xp.repeat(a23, fx(np.ones(3)), axis=1), TypeError, r"repeat: 'repeats' must have "
+     r"an integer dtype, got flexarray.float64"),
+    (lambda: xp.repeat(a23, fx(np.ones(2, np.int64)), axis=1), ValueError,
+     r"repeat: 'repeats' must be an int or a 1-D array of length 1 or 3 \(the size of the "
+     r"repeated axis\), got shape \(2,\)"),
+    (lambda: xp.repeat(a23, fx(np.array([1, -2, 1])), axis=1), ValueError,
+     r"repeat: 'repeats' must be >= 0, got a minimum of -2"),
+    (lambda: xp.repeat(a23, 2, axis=2), IndexError, r"repeat: axis=2 is out of range"),
+    (lambda: xp.roll(a23, (1, 2)), ValueError, r"roll: a tuple 'shift' \(\(1, 2\)\) needs a "
+     r"tuple 'axis' of the same length, got axis=None"),
+    (lambda: xp.roll(a23, (1, 2), axis=(0,)), ValueError, r"roll: 'shift' \(1, 2\) and 'axis' "
+     r"\(0,\) must be tuples of the same length"),
+    (lambda: xp.roll(a23, 1.0), TypeError, r"roll: 'shift' must be an int, got float"),
+    (lambda: xp.roll(a23, 1, axis=5), IndexError, r"roll: axis=5 is out of range"),
+    (lambda: xp.tile(a23, 2), TypeError, r"tile: 'repetitions' must be a tuple of ints"),
+    (lambda: xp.tile(a23, (2, -1)), ValueError, r"tile: 'repetitions' entries must be >= 0, "
+     r"got \(2, -1\)"),
+]
+
+
+@pytest.mark.parametrize("call,exc,message", BAD, ids=[re.sub(r"\W+", "_", m[:40]) for *_, m
+                                                        in BAD])
+def test_bad_input(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()
