@@ -1,0 +1,147 @@
+"""take and take_along_axis against NumPy and plain loops, over random layouts."""
+import re
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
+
+import flexarray as xp
+from test_manipulation import INT_DTYPES, arrays, assert_bits, fx
+
+
+@st.composite
+def index_arrays(draw, n, shape):
+    """(flexarray indices, NumPy indices) in ``[-n, n)`` of a random integer dtype/layout."""
+    def pool(d):
+        info = np.iinfo(d.np)
+        if n == 0:
+            return np.zeros(1, d.np)
+        return np.arange(max(-n, info.min), n, dtype=np.int64).astype(d.np)
+    return draw(arrays(dtypes=INT_DTYPES, shape=shape, pool=pool))
+
+
+@settings(max_examples=80)
+@given(data=st.data())
+def test_take(data):
+    x, ref = data.draw(arrays(min_dims=1, max_dims=3))
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
+    n = ref.shape[axis]
+    k = data.draw(st.integers(0, 6)) if n else 0
+    idx, iref = data.draw(index_arrays(n, (k,)))
+    expected = np.stack([np.take(ref, int(i) % n, axis=axis) for i in iref], axis=axis % x.ndim
+                        ) if k and n else np.take(ref, np.zeros(0, np.intp), axis=axis)
+    if x.ndim == 1 and data.draw(st.booleans()):
+        r = xp.take(x, idx)
+    else:
+        r = xp.take(x, idx, axis=axis)
+    assert_bits(r, expected)
+    if n:
+        for bad in (n, -n - 1):
+            bi = fx(np.array([0, bad]))
+            with pytest.raises(IndexError, match=rf"take: index {bad} in 'indices' is out of "
+                                                 rf"bounds for an axis of size {n}; allowed: "
+                                                 rf"{-n} <= index < {n}"):
+                xp.take(x, bi, axis=axis)
+
+
+@st.composite
+def along_axis_case(draw):
+    shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=4))
+    axis = draw(st.integers(-len(shape), len(shape) - 1))
+    ishape = [n if draw(st.booleans()) else 1 for n in shape]
+    xshape = list(shape)
+    for i in range(len(shape)):  # the other axes broadcast: either side may be 1
+        if ishape[i] != 1 and draw(st.booleans()):
+            xshape[i] = 1
+    ishape[axis] = draw(st.integers(0, 4))
+    return tuple(xshape), tuple(ishape), axis
+
+
+@settings(max_examples=80)
+@given(case=along_axis_case(), data=st.data())
+def test_take_along_axis(case, data):
+    xshape, ishape, axis = case
+    x, ref = data.draw(arrays(shape=xshape))
+    n = xshape[axis]
+    if n == 0:
+        ishape = tuple(0 if i == axis % len(xshape) else s for i, s in enumerate(ishape))
+    idx, iref = data.draw(index_arrays(n, ishape))
+    ax = axis % len(xshape)
+    out_shape = tuple(b if i == ax or a == 1 else a  # broadcast, except along the axis
+                      for i, (a, b) in enumerate(zip(xshape, ishape)))
+    expected = np.empty(out_shape, ref.dtype)
+    for pos in np.ndindex(*out_shape):  # a plain loop over the output
+        ipos = tuple(0 if ishape[i] == 1 else p for i, p in enumerate(pos))
+        j = int(iref[ipos]) % n
+        xpos = tuple(j if i == ax else (0 if xshape[i] == 1 else p) for i, p in enumerate(pos))
+        expected[pos] = ref[xpos]
+    kw = {} if axis == -1 and data.draw(st.booleans()) else {"axis": axis}
+    assert_bits(xp.take_along_axis(x, idx, **kw), expected)
+    if n and idx.size:
+        bad = np.array(iref, np.int64)
+        bad[(0,) * bad.ndim] = -n - 1
+        with pytest.raises(IndexError, match=rf"take_along_axis: index {-n - 1} in 'indices' is "
+                                             rf"out of bounds for an axis of size {n}"):
+            xp.take_along_axis(x, fx(bad), axis=axis)
+
+
+def test_take_indices_of_unsigned_and_narrow_dtypes():
+    x = fx(np.arange(300.0))
+    assert_bits(xp.take(x, fx(np.array([255, 0, 299], np.uint16))), np.array([255.0, 0, 299]))
+    assert_bits(xp.take(x, fx(np.array([-1, -128], np.int8))), np.array([299.0, 172]))
+    with pytest.raises(IndexError, match=r"index 18446744073709551615 in 'indices'"):
+        xp.take(x, fx(np.array([2**64 - 1], np.uint64)))
+
+
+def test_results_are_fresh_values():
+    base = np.arange(6.0).reshape(2, 3)
+    x = fx(base)
+    r = xp.take(x, fx(np.array([0, 1])), axis=1)
+    r[...] = -1.0
+    assert_bits(x, base)
+
+
+x23 = fx(np.zeros((2, 3)))
+i2 = fx(np.array([0, 1]))
+
+BAD = [
+    (lambda: xp.take(x23, i2), ValueError, r"take: 'axis' is required for an array of 2 "
+     r"dimensions \(shape \(2, 3\)\); it may be omitted only for 1-D arrays"),
+    (lambda: xp.take(x23, fx(np.array([0.0])), axis=0), TypeError, r"take: 'indices' must have "
+     r"an integer dtype, got flexarray.float64"),
+    (lambda: xp.take(x23, fx(np.array([True])), axis=0), TypeError, r"take: 'indices' must have "
+     r"an integer dtype, got flexarray.bool"),
+    (lambda: xp.take(x23, fx(np.zeros((1, 1), np.int64))), ValueError, r"take: 'indices' must "
+     r"be 1-D, got shape \(1, 1\)"),
+    (lambda: xp.take(x23, [0, 1], axis=0), TypeError, r"take: 'indices' must be a flexarray "
+     r"array, got list"),
+    (lambda: xp.take(np.zeros(3), i2), TypeError, r"take: 'x' must be a flexarray array"),
+    (lambda: xp.take(fx(np.float64(1.0)), i2), ValueError, r"take: 'x' must have at least one "
+     r"dimension"),
+    (lambda: xp.take(x23, i2, axis=2), IndexError, r"take: axis=2 is out of range"),
+    (lambda: xp.take(x23, fx(np.array([2])), axis=0), IndexError, r"take: index 2 in 'indices' "
+     r"is out of bounds for an axis of size 2"),
+    (lambda: xp.take(fx(np.zeros(0)), fx(np.array([0]))), IndexError, r"index 0 .* axis of "
+     r"size 0"),
+    (lambda: xp.take_along_axis(x23, i2), ValueError, r"take_along_axis: 'indices' must have as "
+     r"many dimensions as 'x' \(2\), got shape \(2,\)"),
+    (lambda: xp.take_along_axis(x23, fx(np.zeros((3, 1), np.int64))), ValueError,
+     r"take_along_axis: 'x' and 'indices' \(without the axis\) of shapes \(2,\), \(3,\) cannot "
+     r"be broadcast together"),
+    (lambda: xp.take_along_axis(x23, fx(np.zeros((2, 1), np.int64)), axis=2), IndexError,
+     r"take_along_axis: axis=2 is out of range"),
+    (lambda: xp.take_along_axis(x23, fx(np.full((2, 1), 3)), axis=1), IndexError,
+     r"take_along_axis: index 3 in 'indices' is out of bounds for an axis of size 3"),
+    (lambda: xp.take_along_axis(x23, fx(np.zeros((2, 1)))), TypeError,
+     r"take_along_axis: 'indices' must have an integer dtype"),
+    (lambda: xp.take_along_axis(fx(np.float64(1.0)), fx(np.int64(0))), ValueError,
+     r"take_along_axis: 'x' must have at least one dimension"),
+]
+
+
+@pytest.mark.parametrize("call,exc,message", BAD, ids=[re.sub(r"\W+", "_", m[:40]) for *_, m
+                                                        in BAD])
+def test_bad_input(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()
