@@ -1,0 +1,141 @@
+"""Set functions against plain-Python set semantics (value equality: each NaN distinct,
+-0.0 == +0.0), over random dtypes and layouts."""
+import math
+import re
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import flexarray as xp
+from test_manipulation import ALL_DTYPES, arrays, assert_bits, fx, to_np
+
+
+def py_values(a):
+    """Elements of NumPy ``a`` (flattened, row-major) as exact Python numbers."""
+    a = np.asarray(a)
+    if a.dtype == xp.bfloat16.np:
+        a = a.astype(np.float32)
+    return a.reshape(-1).tolist()
+
+
+def is_nan(v):
+    return v != v
+
+
+def check_unique(x, ref, values, indices=None, inverse=None, counts=None):
+    flat = py_values(ref)
+    got = py_values(to_np(values))
+    assert values.dtype is x.dtype and values.ndim == 1
+    # every non-NaN value once, every NaN element its own entry
+    distinct = {v for v in flat if not is_nan(v)}
+    assert sum(not is_nan(v) for v in got) == len(distinct)
+    assert {v for v in got if not is_nan(v)} == distinct
+    assert sum(is_nan(v) for v in got) == sum(is_nan(v) for v in flat)
+    if x.dtype.kind in "biuf":  # ascending, NaN last
+        keys = [(1, 0) if is_nan(v) else (0, v) for v in got]
+        assert keys == sorted(keys)
+    if indices is not None:
+        assert indices.dtype is xp.int64 and indices.shape == values.shape
+        for k, i in enumerate(to_np(indices).tolist()):
+            v = got[k]
+            if is_nan(v):
+                assert is_nan(flat[i])
+            else:  # the first occurrence, and bit for bit its element
+                assert flat.index(v) == i
+                assert_bits(values[k], ref.reshape(-1)[i])
+    if counts is not None:
+        assert counts.dtype is xp.int64 and counts.shape == values.shape
+        for v, c in zip(got, to_np(counts).tolist()):
+            assert c == (1 if is_nan(v) else sum(e == v for e in flat))
+    if inverse is not None:
+        assert inverse.dtype is xp.int64 and inverse.shape == x.shape
+        inv = to_np(inverse).reshape(-1).tolist()
+        nan_slots = [inv[j] for j, e in enumerate(flat) if is_nan(e)]
+        assert len(set(nan_slots)) == len(nan_slots)
+        for e, k in zip(flat, inv):
+            assert (is_nan(got[k]) and is_nan(e)) or got[k] == e
+
+
+@settings(max_examples=70)
+@given(data=st.data())
+def test_unique_functions(data):
+    x, ref = data.draw(arrays(dtypes=ALL_DTYPES, max_dims=3, max_side=6))
+    check_unique(x, ref, xp.unique_values(x))
+    r = xp.unique_counts(x)
+    assert r._fields == ("values", "counts")
+    check_unique(x, ref, r.values, counts=r.counts)
+    r = xp.unique_inverse(x)
+    assert r._fields == ("values", "inverse_indices")
+    check_unique(x, ref, r.values, inverse=r.inverse_indices)
+    r = xp.unique_all(x)
+    assert r._fields == ("values", "indices", "inverse_indices", "counts")
+    check_unique(x, ref, r.values, indices=r.indices, inverse=r.inverse_indices,
+                 counts=r.counts)
+
+
+def test_unique_nan_and_signed_zero():
+    x = fx(np.array([[np.nan, -0.0, 1.0], [0.0, np.nan, 1.0]]))
+    r = xp.unique_all(x)
+    assert_bits(r.values, np.array([-0.0, 1.0, np.nan, np.nan]))
+    assert_bits(r.indices, np.array([1, 2, 0, 4]))
+    assert_bits(r.inverse_indices, np.array([[2, 0, 1], [0, 3, 1]]))
+    assert_bits(r.counts, np.array([2, 2, 1, 1]))
+    c = xp.unique_counts(fx(np.array([complex(np.nan, 0), 1j, complex(0, np.nan), 1j])))
+    assert to_np(c.counts).tolist().count(2) == 1 and c.values.shape == (3,)
+
+
+ISIN_PAIRS = [(d, d) for d in ALL_DTYPES] + [
+    (xp.int8, xp.int16), (xp.uint8, xp.int16), (xp.float32, xp.float64), (xp.int16, xp.float32),
+    (xp.int64, xp.uint64), (xp.uint64, xp.int64), (xp.complex64, xp.float32),
+    (xp.bfloat16, xp.float16)]
+
+
+@settings(max_examples=80)
+@given(data=st.data(), invert=st.booleans())
+def test_isin(data, invert):
+    d1, d2 = data.draw(st.sampled_from(ISIN_PAIRS))
+    scalar = data.draw(st.sampled_from([None, 1, 2])) if d1.kind in "iu" else None
+    if scalar == 1:
+        v = data.draw(st.integers(-2**64, 2**64))
+        x1, a1 = v, [v]
+        x2, r2 = data.draw(arrays(dtypes=[d1], max_dims=2))
+        a2 = py_values(r2)
+    else:
+        x1, r1 = data.draw(arrays(dtypes=[d1], max_dims=3))
+        a1 = py_values(r1)
+        if scalar == 2:
+            v = data.draw(st.integers(-300, 300))
+            x2, a2 = v, [v]
+        else:
+            x2, r2 = data.draw(arrays(dtypes=[d2], max_dims=2))
+            a2 = py_values(r2)
+    r = xp.isin(x1, x2, invert=invert) if invert or data.draw(st.booleans()) else xp.isin(x1, x2)
+    expected = [any(e == f for f in a2) != invert for e in a1]  # NaN == anything is False
+    shape = x1.shape if isinstance(x1, xp.Array) else ()
+    assert_bits(r, np.array(expected, np.bool_).reshape(shape))
+
+
+f3 = fx(np.array([1.0, 2.0, 3.0]))
+
+BAD = [
+    (lambda: xp.unique_values([1, 2]), TypeError, r"unique_values: 'x' must be a flexarray "
+     r"array, got list"),
+    (lambda: xp.unique_all(np.zeros(2)), TypeError, r"unique_all: 'x' must be a flexarray array"),
+    (lambda: xp.unique_counts(3), TypeError, r"unique_counts: 'x' must be a flexarray array"),
+    (lambda: xp.unique_inverse(None), TypeError, r"unique_inverse: 'x' must be a flexarray"),
+    (lambda: xp.isin(1, 2), TypeError, r"isin: at least one of 'x1', 'x2' must be a flexarray "
+     r"array"),
+    (lambda: xp.isin(f3, 1.5), TypeError, r"isin: 'x2' must be a flexarray array or a Python "
+     r"int, got float"),
+    (lambda: xp.isin([1], f3), TypeError, r"isin: 'x1' must be a flexarray array or a Python "
+     r"int, got list"),
+    (lambda: xp.isin(f3, f3, invert=1), TypeError, r"isin: 'invert' must be a bool, got int"),
+]
+
+
+@pytest.mark.parametrize("call,exc,message", BAD, ids=[re.sub(r"\W+", "_", m[:40]) for *_, m
+                                                        in BAD])
+def test_bad_input(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()

@@ -1,0 +1,109 @@
+"""sort and argsort against Python's stable ``sorted`` (NaN last), over random layouts."""
+import math
+import re
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import flexarray as xp
+from test_manipulation import REAL_DTYPES, arrays, assert_bits, fx, to_np
+
+
+def python_order(values, descending):
+    """Indices that sort ``values`` (Python numbers) stably, NaN last in both directions."""
+    def key(i):
+        v = values[i]
+        if math.isnan(v):
+            return (1, 0)
+        return (0, -v if descending else v)  # -v: exact for Python ints and floats
+    return sorted(range(len(values)), key=key)
+
+
+def expected_order(ref, axis, descending):
+    w = ref.astype(np.float32) if ref.dtype == xp.bfloat16.np else ref
+    moved = np.moveaxis(w, axis, -1)
+    order = np.empty(moved.shape, np.int64)
+    for pos in np.ndindex(*moved.shape[:-1]):
+        order[pos] = python_order(moved[pos].tolist(), descending)
+    return np.moveaxis(order, -1, axis)
+
+
+@settings(max_examples=80)
+@given(data=st.data(), descending=st.booleans(), stable=st.booleans())
+def test_sort_and_argsort(data, descending, stable):
+    x, ref = data.draw(arrays(dtypes=REAL_DTYPES, min_dims=1, max_side=7))
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
+    kw = {"axis": axis, "descending": descending, "stable": stable}
+    order = expected_order(ref, axis, descending)
+    expected = np.take_along_axis(ref, order, axis=axis)
+    s = xp.sort(x, **kw)
+    i = xp.argsort(x, **kw)
+    assert i.dtype is xp.int64 and i.shape == x.shape
+    if stable:
+        assert_bits(i, order)
+        assert_bits(s, expected)
+    else:  # equal elements may come in any order: compare the values they sort to
+        got_i = to_np(i)
+        assert (np.sort(got_i, axis=axis) == np.arange(x.shape[axis]).reshape(
+            [-1 if d == axis % x.ndim else 1 for d in range(x.ndim)])).all()
+        wide = np.float32 if ref.dtype == xp.bfloat16.np else ref.dtype  # NumPy can't compare
+        expected = expected.astype(wide)                                  # bfloat16 NaN
+        np.testing.assert_array_equal(np.take_along_axis(ref, got_i, axis=axis).astype(wide),
+                                      expected)
+        assert to_np(s).dtype == ref.dtype
+        np.testing.assert_array_equal(to_np(s).astype(wide), expected)
+
+
+def test_stable_descending_keeps_equal_elements_in_original_order():
+    x = fx(np.array([1.0, -0.0, 3.0, np.nan, 1.0, 0.0, 3.0, -np.inf, np.nan]))
+    assert_bits(xp.argsort(x, descending=True), np.array([2, 6, 0, 4, 1, 5, 7, 3, 8]))
+    assert_bits(xp.sort(x, descending=True),
+                np.array([3.0, 3.0, 1.0, 1.0, -0.0, 0.0, -np.inf, np.nan, np.nan]))
+    assert_bits(xp.argsort(x), np.array([7, 1, 5, 0, 4, 2, 6, 3, 8]))
+    u = fx(np.array([0, 2**64 - 1, 5, 0, 2**64 - 1], np.uint64))
+    assert_bits(xp.argsort(u, descending=True), np.array([1, 4, 2, 0, 3]))
+    i = fx(np.array([-2**63, 2**63 - 1, -2**63], np.int64))
+    assert_bits(xp.sort(i, descending=True), np.array([2**63 - 1, -2**63, -2**63]))
+
+
+def test_sort_keeps_nan_bits():
+    nans = np.array([0x7FF8000000000001, 0xFFF8000000000002], np.uint64).view(np.float64)
+    a = np.array([nans[0], 1.0, nans[1]])
+    for descending in (False, True):
+        r = to_np(xp.sort(fx(a), descending=descending)).view(np.uint64)
+        assert r[1:].tolist() == nans.view(np.uint64).tolist()
+
+
+def test_sort_is_a_fresh_value():
+    base = np.array([3.0, 1.0, 2.0])
+    x = fx(base)
+    s = xp.sort(x)
+    s[0] = 9.0
+    assert_bits(x, base)
+
+
+v3 = fx(np.array([3.0, 1.0, 2.0]))
+
+BAD = [
+    (lambda: xp.sort(fx(np.array([1j, 2]))), TypeError, r"sort: 'x' must have a real-valued "
+     r"dtype, got flexarray.complex128"),
+    (lambda: xp.argsort(fx(np.array([1j, 2]))), TypeError, r"argsort: 'x' must have a "
+     r"real-valued dtype"),
+    (lambda: xp.sort(v3, axis=1), IndexError, r"sort: axis=1 is out of range"),
+    (lambda: xp.argsort(v3, axis=-2), IndexError, r"argsort: axis=-2 is out of range"),
+    (lambda: xp.sort(fx(np.float64(1.0))), IndexError, r"sort: 'x' must have at least one "
+     r"dimension to sort along, got a 0-d array"),
+    (lambda: xp.sort(v3, descending="yes"), TypeError, r"sort: 'descending' must be a bool, got "
+     r"str"),
+    (lambda: xp.argsort(v3, stable=None), TypeError, r"argsort: 'stable' must be a bool, got "
+     r"NoneType"),
+    (lambda: xp.sort([3, 1]), TypeError, r"sort: 'x' must be a flexarray array, got list"),
+]
+
+
+@pytest.mark.parametrize("call,exc,message", BAD, ids=[re.sub(r"\W+", "_", m[:40]) for *_, m
+                                                        in BAD])
+def test_bad_input(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()
