@@ -1,0 +1,375 @@
+"""Statistical functions against NumPy references over random dtypes, shapes, axes and
+memory layouts (contiguous, stepped, offset, reversed, transposed, broadcast; zero-size
+and 0-d included), plus the standard's dtype rules and bad-input errors.
+
+References are computed independently: integer results in NumPy at the expected
+accumulation dtype (wrapping arithmetic is order-independent, so they must match exactly),
+floating results in float64/complex128 with an error bound of the form
+``eps * (n + 2) * sum(|x|)``.
+"""
+import math
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import flexarray as xp
+from test_manipulation import ALL_DTYPES, arrays, to_np
+
+NUMERIC = [d for d in ALL_DTYPES if d is not xp.bool]
+REAL = [d for d in NUMERIC if d.kind != "c"]
+FLOATING = [d for d in NUMERIC if d.kind in "fc"]
+REAL_FLOATING = [d for d in NUMERIC if d.kind == "f"]
+
+#: the standard's sum/prod result dtype, written out (not derived from the code under test)
+SUM_DTYPE = {xp.bool: xp.int64, xp.int8: xp.int64, xp.int16: xp.int64, xp.int32: xp.int64,
+             xp.int64: xp.int64, xp.uint8: xp.uint64, xp.uint16: xp.uint64,
+             xp.uint32: xp.uint64, xp.uint64: xp.uint64}
+
+
+def moderate_pool(dtype):
+    """Values whose sums stay far from overflow: ints in [-100, 100], floats of mixed
+    magnitude (seeded per dtype, so examples replay)."""
+    rng = np.random.default_rng(abs(hash(dtype.name)) % 2**32)
+    if dtype.kind == "b":
+        return np.array([False, True])
+    if dtype.kind in "iu":
+        lo = 0 if dtype.kind == "u" else -100
+        return np.arange(lo, 101).astype(dtype.np)
+    v = rng.standard_normal(24) * 10.0 ** rng.integers(-2, 3, 24)
+    if dtype.kind == "c":
+        v = v + 1j * rng.standard_normal(24)
+    return v.astype(dtype.np)
+
+
+def special_pool(dtype):
+    """Moderate values plus NaN, infinities and signed zeros."""
+    v = moderate_pool(dtype)
+    if dtype.kind == "f":
+        v = np.concatenate([v, np.array([np.nan, np.inf, -np.inf, 0.0, -0.0]).astype(dtype.np)])
+    return v
+
+
+def prod_pool(dtype):
+    """Values whose products of up to ~100 factors stay finite and normal."""
+    if dtype.kind in "biu":
+        return moderate_pool(dtype)
+    v = np.array([0.5, 0.75, 1.0, 1.25, 1.5, -0.8, -1.1, 2.0, -0.5])
+    if dtype.kind == "c":
+        v = v * np.exp(1j * np.linspace(0, 3, v.size))
+    return v.astype(dtype.np)
+
+
+@st.composite
+def axis_args(draw, ndim):
+    """``axis`` as None, an int (maybe negative) or a tuple of distinct axes."""
+    kind = draw(st.sampled_from(["none", "int", "tuple"] if ndim else ["none", "tuple"]))
+    if kind == "none":
+        return None
+    if kind == "int":
+        return draw(st.integers(-ndim, ndim - 1))
+    axes = draw(st.lists(st.integers(0, ndim - 1), unique=True, max_size=ndim)) if ndim else []
+    return tuple(a - ndim if draw(st.booleans()) else a for a in axes)
+
+
+def norm_axes(axis, ndim):
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, int):
+        axis = (axis,)
+    return tuple(sorted(a % ndim for a in axis))
+
+
+def wide(v):
+    """``v`` widened for a reference computation."""
+    if v.dtype.kind == "c":
+        return v.astype(np.complex128)
+    if v.dtype.kind == "f" or v.dtype == ml_dtypes.bfloat16:
+        return v.astype(np.float64)
+    return v
+
+
+def eps(dtype):
+    real = {xp.complex64: xp.float32, xp.complex128: xp.float64}.get(dtype, dtype)
+    return float(ml_dtypes.finfo(real.np).eps)
+
+
+def assert_close(got, ref, tol, dtype):
+    """``got`` (flexarray) has ``dtype``, ``ref``'s shape, the same NaN/inf pattern and
+    finite values within ``tol`` (scalar or array) of ``ref``."""
+    assert isinstance(got, xp.Array)
+    assert got.dtype == dtype, (got.dtype, dtype)
+    g = wide(to_np(got))
+    ref = np.asarray(ref)
+    assert g.shape == ref.shape, (g.shape, ref.shape)
+    assert np.array_equal(np.isnan(g), np.isnan(ref)), (g, ref)
+    fin = np.isfinite(ref)
+    assert np.array_equal(g[~fin & ~np.isnan(ref)], ref[~fin & ~np.isnan(ref)]), (g, ref)
+    with np.errstate(all="ignore"):
+        err = np.abs(g - ref)
+    tol = np.broadcast_to(tol, ref.shape)
+    assert np.all(err[fin] <= tol[fin]), f"\n got {g}\n ref {ref}\n err {err}\n tol {tol}"
+
+
+def assert_exact(got, ref, dtype):
+    assert isinstance(got, xp.Array)
+    assert got.dtype == dtype, (got.dtype, dtype)
+    g = to_np(got)
+    assert g.shape == np.shape(ref), (g.shape, np.shape(ref))
+    assert np.array_equal(g, ref, equal_nan=g.dtype.kind in "fc"), (g, ref)
+
+
+# --- sum and prod ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["sum", "prod"])
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_sum_prod_against_numpy(name, data):
+    pool = special_pool if name == "sum" else prod_pool
+    x, v = data.draw(arrays(dtypes=ALL_DTYPES[:1] + NUMERIC, max_dims=3, pool=pool))
+    axis = data.draw(axis_args(x.ndim))
+    keepdims = data.draw(st.booleans())
+    r = getattr(xp, name)(x, axis=axis, keepdims=keepdims)
+    axes = norm_axes(axis, x.ndim)
+    npf = getattr(np, name)
+    out = SUM_DTYPE.get(x.dtype, x.dtype)
+    if out.kind in "iu":
+        assert_exact(r, npf(v.astype(out.np), axis=axes, keepdims=keepdims), out)
+        return
+    with np.errstate(all="ignore"):
+        ref = npf(wide(v), axis=axes, keepdims=keepdims)
+        n = math.prod(v.shape[a] for a in axes)
+        scale = np.sum(np.abs(wide(v)), axis=axes, keepdims=keepdims) if name == "sum" \
+            else np.abs(ref)
+    assert_close(r, ref, eps(out) * (n + 2) * scale, out)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_sum_dtype_argument(data):
+    """``dtype=``: the input is cast first (int64 -> int8 wraps, int -> float accumulates
+    in float), then summed."""
+    x, v = data.draw(arrays(dtypes=[d for d in NUMERIC if d.kind in "iu"], max_dims=3,
+                            pool=moderate_pool))
+    target = data.draw(st.sampled_from([xp.int8, xp.int64, xp.uint64, xp.float64,
+                                        xp.float32, xp.complex128]))
+    if x.dtype.kind == "i" and target.kind == "u":
+        target = xp.int64
+    axis = data.draw(axis_args(x.ndim))
+    r = xp.sum(x, axis=axis, dtype=target)
+    axes = norm_axes(axis, x.ndim)
+    if target.kind in "iu":
+        assert_exact(r, np.sum(v.astype(target.np), axis=axes, dtype=target.np), target)
+    else:
+        assert_close(r, np.sum(v.astype(np.float64), axis=axes), 0.0, target)
+
+
+def test_sum_dtype_rules_and_zero_d():
+    for d, out in SUM_DTYPE.items():
+        x = xp.ones((3,), dtype=d)
+        assert xp.sum(x).dtype == out and xp.prod(x).dtype == out
+        assert xp.cumulative_sum(x).dtype == out
+    for d in FLOATING:
+        assert xp.sum(xp.ones((3,), dtype=d)).dtype == d
+    r = xp.sum(xp.asarray([1.0, 2.0]))
+    assert isinstance(r, xp.Array) and r.shape == () and float(r) == 3.0
+    assert xp.sum(xp.zeros((0,), dtype=xp.int32)).shape == ()
+    assert int(xp.prod(xp.zeros((2, 0), dtype=xp.int32))) == 1
+    assert int(xp.sum(xp.zeros((2, 0), dtype=xp.int32))) == 0
+
+
+@pytest.mark.parametrize("half", [xp.float16, xp.bfloat16])
+def test_half_sum_accumulates_in_float32(half):
+    if half is xp.float16:  # NumPy's float16 sum gives inf here (60000 + 60000 overflows)
+        x = xp.asarray(np.array([6e4, 6e4, -6e4, -6e4], dtype=half.np))
+        assert float(xp.sum(x)) == 0.0
+    v = np.full(4096, 0.1, dtype=half.np)
+    ref = half.np.type(np.sum(v.astype(np.float64)))
+    assert to_np(xp.sum(xp.asarray(v))) == ref
+    assert to_np(xp.mean(xp.asarray(v))) == v[0]
+
+
+# --- max and min ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["max", "min"])
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_max_min_against_numpy(name, data):
+    x, v = data.draw(arrays(dtypes=ALL_DTYPES[:1] + REAL, max_dims=3, min_side=1,
+                            pool=special_pool))
+    axis = data.draw(axis_args(x.ndim))
+    keepdims = data.draw(st.booleans())
+    r = getattr(xp, name)(x, axis=axis, keepdims=keepdims)
+    ref = getattr(np, name)(wide(v), axis=norm_axes(axis, x.ndim), keepdims=keepdims)
+    assert_exact(r, np.asarray(ref).astype(x.dtype.np), x.dtype)
+
+
+def test_max_min_empty_and_nan():
+    x = xp.zeros((2, 0))
+    for f in (xp.max, xp.min):
+        with pytest.raises(ValueError, match=r"(max|min): cannot reduce over a zero-size axis"):
+            f(x)
+        with pytest.raises(ValueError, match="zero-size"):
+            f(x, axis=1)
+        assert f(x, axis=0).shape == (0,)  # nothing to reduce per output element
+        assert math.isnan(float(f(xp.asarray([1.0, math.nan, 3.0]))))
+    with pytest.raises(TypeError, match="max: complex numbers have no order"):
+        xp.max(xp.asarray([1j]))
+
+
+# --- mean, var, std -------------------------------------------------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_mean_against_numpy(data):
+    x, v = data.draw(arrays(dtypes=NUMERIC, max_dims=3, pool=special_pool))
+    axis = data.draw(axis_args(x.ndim))
+    keepdims = data.draw(st.booleans())
+    r = xp.mean(x, axis=axis, keepdims=keepdims)
+    axes = norm_axes(axis, x.ndim)
+    out = xp.float64 if x.dtype.kind in "iu" else x.dtype
+    n = math.prod(v.shape[a] for a in axes)
+    w = wide(v).astype(np.complex128 if out.kind == "c" else np.float64)
+    shape = np.sum(w, axis=axes, keepdims=keepdims).shape
+    if n == 0:
+        ref = np.full(shape, complex(np.nan, np.nan) if out.kind == "c" else np.nan)
+        tol = 0.0
+    else:
+        with np.errstate(all="ignore"):
+            ref = np.sum(w, axis=axes, keepdims=keepdims) / n
+            tol = eps(out) * (n + 2) * np.sum(np.abs(w), axis=axes, keepdims=keepdims) / n
+    if out.kind == "c":  # NaN in either component: compare NaN-ness of the whole number
+        g = to_np(r)
+        assert r.dtype == out and g.shape == ref.shape
+        assert np.array_equal(np.isnan(g), np.isnan(ref))
+        ok = ~np.isnan(ref) & np.isfinite(ref)
+        assert np.all(np.abs(g[ok] - ref[ok]) <= np.broadcast_to(tol, ref.shape)[ok])
+    else:
+        assert_close(r, ref, tol, out)
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_var_std_against_numpy(name, data):
+    x, v = data.draw(arrays(dtypes=[d for d in NUMERIC if d.kind != "c"], max_dims=3,
+                            pool=moderate_pool))
+    axis = data.draw(axis_args(x.ndim))
+    keepdims = data.draw(st.booleans())
+    correction = data.draw(st.sampled_from([0, 1, 0.5, 2.0, 7]))
+    r = getattr(xp, name)(x, axis=axis, correction=correction, keepdims=keepdims)
+    axes = norm_axes(axis, x.ndim)
+    out = xp.float64 if x.dtype.kind in "iu" else x.dtype
+    n = math.prod(v.shape[a] for a in axes)
+    w = v.astype(np.float64)
+    shape = np.sum(w, axis=axes, keepdims=keepdims).shape
+    if n - correction <= 0:
+        assert_close(r, np.full(shape, np.nan), 0.0, out)
+        return
+    mu = np.sum(w, axis=axes, keepdims=True) / n
+    ref = np.sum((w - mu) ** 2, axis=axes, keepdims=keepdims) / (n - correction)
+    msq = np.sum(w * w, axis=axes, keepdims=keepdims) / (n - correction)
+    tol = eps(out) * 4 * (n + 2) * msq
+    if name == "std":
+        ref, tol = np.sqrt(ref), np.sqrt(tol) + eps(out) * 4 * np.sqrt(msq)
+    assert_close(r, ref, tol, out)
+
+
+def test_moment_dtypes_and_special_cases():
+    assert xp.mean(xp.asarray([1, 2], dtype=xp.int8)).dtype == xp.float64
+    assert xp.var(xp.asarray([1, 2], dtype=xp.uint16)).dtype == xp.float64
+    assert xp.std(xp.asarray([1, 2], dtype=xp.float32)).dtype == xp.float32
+    assert math.isnan(float(xp.mean(xp.zeros((0,)))))
+    m = complex(xp.mean(xp.zeros((0,), dtype=xp.complex64)))
+    assert math.isnan(m.real) and math.isnan(m.imag)
+    assert math.isnan(float(xp.var(xp.asarray([1.0, 2.0]), correction=2)))
+    assert math.isnan(float(xp.std(xp.asarray([1.0]), correction=1)))
+    assert float(xp.var(xp.asarray([1.0, 3.0]), correction=-2)) == 0.5  # divisor 4
+    with pytest.raises(TypeError, match="var: 'x' must have a real floating-point dtype"):
+        xp.var(xp.asarray([1j]))
+
+
+# --- cumulative -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["cumulative_sum", "cumulative_prod"])
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_cumulative_against_numpy(name, data):
+    pool = moderate_pool if name == "cumulative_sum" else prod_pool
+    x, v = data.draw(arrays(dtypes=ALL_DTYPES[:1] + NUMERIC, min_dims=1, max_dims=3,
+                            pool=pool))
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1) | (st.none() if x.ndim == 1
+                                                          else st.nothing()))
+    initial = data.draw(st.booleans())
+    r = getattr(xp, name)(x, axis=axis, include_initial=initial)
+    ax = 0 if axis is None else axis % x.ndim
+    out = SUM_DTYPE.get(x.dtype, x.dtype)
+    ident = 0 if name == "cumulative_sum" else 1
+    pad_shape = list(v.shape)
+    pad_shape[ax] = 1
+    acc = (np.cumsum if name == "cumulative_sum" else np.cumprod)
+    if out.kind in "iu":
+        ref = acc(v.astype(out.np), axis=ax)
+        if initial:
+            ref = np.concatenate([np.full(pad_shape, ident, out.np), ref], axis=ax)
+        assert_exact(r, ref, out)
+        return
+    w = wide(v)
+    ref = acc(w, axis=ax)
+    scale = np.cumsum(np.abs(w), axis=ax) if name == "cumulative_sum" else np.abs(ref)
+    if initial:
+        ref = np.concatenate([np.full(pad_shape, ident, w.dtype), ref], axis=ax)
+        scale = np.concatenate([np.zeros(pad_shape), scale], axis=ax)
+    assert_close(r, ref, eps(out) * (v.shape[ax] + 2) * scale, out)
+
+
+def test_cumulative_axis_rules():
+    x = xp.asarray([[1, 2], [3, 4]], dtype=xp.int16)
+    with pytest.raises(ValueError, match="cumulative_sum: 'axis' is required"):
+        xp.cumulative_sum(x)
+    assert to_np(xp.cumulative_sum(x, axis=0, dtype=xp.int8)).dtype == np.int8
+    assert to_np(xp.cumulative_sum(xp.asarray(5))).tolist() == [5]  # 0-d: as NumPy
+    assert to_np(xp.cumulative_prod(xp.zeros((0,)), include_initial=True)).tolist() == [1.0]
+
+
+# --- bad input ------------------------------------------------------------------------------
+
+REDUCTIONS = [xp.sum, xp.prod, xp.max, xp.min, xp.mean, xp.var, xp.std]
+
+
+@pytest.mark.parametrize("f", REDUCTIONS, ids=lambda f: f.__name__)
+def test_reduction_bad_input(f):
+    name = f.__name__
+    x = xp.ones((2, 3))
+    with pytest.raises(TypeError, match=f"{name}: 'x' must be a flexarray array, got list"):
+        f([1.0, 2.0])
+    with pytest.raises(IndexError, match=f"{name}: axis=2 is out of range .* -2 <= axis < 2"):
+        f(x, axis=2)
+    with pytest.raises(ValueError, match=f"{name}: 'axis' has repeated axes"):
+        f(x, axis=(0, -2))
+    with pytest.raises(TypeError, match=f"{name}: 'axis' must be an integer, got float"):
+        f(x, axis=1.0)
+    with pytest.raises(TypeError, match=f"{name}: 'keepdims' must be a bool, got int"):
+        f(x, keepdims=1)
+
+
+def test_dtype_and_correction_bad_input():
+    x = xp.ones((3,))
+    with pytest.raises(TypeError, match=r"sum: cannot accumulate flexarray.float64 values in "
+                                        r"dtype=flexarray.int32"):
+        xp.sum(x, dtype=xp.int32)
+    with pytest.raises(TypeError, match=r"prod: 'dtype' must be a flexarray dtype or None, "
+                                        r"got 'float32'"):
+        xp.prod(x, dtype="float32")
+    with pytest.raises(TypeError, match="sum: 'dtype' must be a numeric dtype"):
+        xp.sum(x, dtype=xp.bool)
+    with pytest.raises(TypeError, match="sum: cannot accumulate flexarray.complex128"):
+        xp.sum(xp.ones((3,), dtype=xp.complex128), dtype=xp.float64)
+    with pytest.raises(TypeError, match="std: 'correction' must be a real Python number, "
+                                        "got bool"):
+        xp.std(x, correction=True)
+    with pytest.raises(TypeError, match="cumulative_prod: 'include_initial' must be a bool"):
+        xp.cumulative_prod(x, include_initial=None)
+    with pytest.raises(IndexError, match="cumulative_sum: axis=1 is out of range"):
+        xp.cumulative_sum(x, axis=1)
