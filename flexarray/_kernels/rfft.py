@@ -1,0 +1,530 @@
+"""Real FFT kernels (private): power-of-two radix-4/2 DIT on SIMD lanes.
+
+Lane blocks
+    An (n, W) lane block holds W independent complex sequences of length n as two flat
+    arrays ``re``/``im``; element i of lane v is at ``i*W + v``. A butterfly then works on
+    whole SIMD vectors of adjacent lanes with one broadcast twiddle, written as an LLVM
+    vector intrinsic (``_bfly*``): no shuffles, no alias checks. (Plain Numba loops over 16
+    lanes were as fast for float32 but 3x slower for float64, where LLVM's loop vectorizer
+    needs >= 24 iterations and ran the scalar loop.)
+
+Real input
+    rfft of 2*nc reals = complex FFT of nc = z[j] = x[2j] + i x[2j+1], then unpacked with
+    Hermitian symmetry; irfft packs the spectrum into such a z, runs the inverse complex FFT
+    (the forward one on (im, re) swapped) and writes z back as interleaved reals.
+
+Complex FFT of one row (four-step), nc = n1 * n2
+    load z as an (n1, n2) lane block (rows in digit-reversed order) -> length-n1 FFTs over
+    n2 lanes -> twiddle w^(k1 j2) and transpose into an (n2, n1) block -> length-n2 FFTs
+    over n1 lanes -> natural order. The lane FFTs run lane chunk by lane chunk so that a
+    chunk stays in cache (this makes the big single transforms a cache-blocked six-step),
+    and the chunks of one huge transform run in parallel.
+
+Short rows (nc < 256) put V rows side by side as the lanes of one block instead.
+
+Indices are uint64: a signed computed index makes Numba emit a negative-index wraparound
+select that stops vectorization.
+"""
+import math
+
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic, overload
+
+from flexarray._kernels import kernel, parallel_kernel, numba
+
+u = np.uint64
+U0 = np.uint64(0)
+U1 = np.uint64(1)
+U2 = np.uint64(2)
+
+
+def _nlanes(dtype):
+    """SIMD lanes per vector: 16 float32 or 8 float64 (one AVX-512 register)."""
+    return 512 // (8 * np.dtype(dtype).itemsize)
+
+
+# ----------------------------------------------------------------------------------------
+# LLVM vector butterflies
+
+def _bfly_codegen(npoints, twiddled):
+    """Codegen of an in-place radix-`npoints` DIT butterfly on one vector of lanes.
+
+    Points sit at element offsets p0, p0+s, p0+2s, ... of re/im; twiddles (w1..w3) are
+    scalars broadcast to all lanes.
+    """
+    def codegen(context, builder, sig, args):
+        re_t = sig.args[0]
+        ft = context.get_value_type(re_t.dtype)
+        nl = 512 // re_t.dtype.bitwidth
+        vt = ir.VectorType(ft, nl)
+        align = re_t.dtype.bitwidth // 8
+        rdata = context.make_array(sig.args[0])(context, builder, args[0]).data
+        idata = context.make_array(sig.args[1])(context, builder, args[1]).data
+        offs = [args[2]]
+        for _ in range(npoints - 1):
+            offs.append(builder.add(offs[-1], args[3]))
+
+        def vptr(base, off):
+            return builder.bitcast(builder.gep(base, [off]), vt.as_pointer())
+
+        rp = [vptr(rdata, o) for o in offs]
+        ip = [vptr(idata, o) for o in offs]
+        xr = [builder.load(p, align=align) for p in rp]
+        xi = [builder.load(p, align=align) for p in ip]
+        add, sub, mul = builder.fadd, builder.fsub, builder.fmul
+
+        if twiddled:
+            zero32 = ir.Constant(ir.IntType(32), 0)
+            mask = ir.Constant(ir.VectorType(ir.IntType(32), nl), [0] * nl)
+            undef = ir.Constant(vt, ir.Undefined)
+
+            def splat(x):
+                return builder.shuffle_vector(builder.insert_element(undef, x, zero32),
+                                              undef, mask)
+
+            w = [splat(a) for a in args[4:]]
+            for q in range(1, npoints):
+                wr, wi = w[2 * q - 2], w[2 * q - 1]
+                ar, ai = xr[q], xi[q]
+                xr[q] = sub(mul(ar, wr), mul(ai, wi))
+                xi[q] = add(mul(ar, wi), mul(ai, wr))
+
+        if npoints == 2:
+            out = [(add(xr[0], xr[1]), add(xi[0], xi[1])),
+                   (sub(xr[0], xr[1]), sub(xi[0], xi[1]))]
+        else:
+            t0r, t0i = add(xr[0], xr[2]), add(xi[0], xi[2])
+            t1r, t1i = sub(xr[0], xr[2]), sub(xi[0], xi[2])
+            t2r, t2i = add(xr[1], xr[3]), add(xi[1], xi[3])
+            t3r, t3i = sub(xr[1], xr[3]), sub(xi[1], xi[3])
+            out = [(add(t0r, t2r), add(t0i, t2i)),      # a + b + c + d
+                   (add(t1r, t3i), sub(t1i, t3r)),      # a - ib - c + id
+                   (sub(t0r, t2r), sub(t0i, t2i)),      # a - b + c - d
+                   (sub(t1r, t3i), add(t1i, t3r))]      # a + ib - c - id
+        for q in range(npoints):
+            builder.store(out[q][0], rp[q], align=align)
+            builder.store(out[q][1], ip[q], align=align)
+        return context.get_dummy_value()
+    return codegen
+
+
+@intrinsic
+def _bfly2(typingctx, re, im, p0, s):
+    """Twiddle-free radix-2 butterfly on the vector at p0 and p0+s (in place)."""
+    return types.void(re, im, types.uint64, types.uint64), _bfly_codegen(2, False)
+
+
+@intrinsic
+def _bfly4_first(typingctx, re, im, p0, s):
+    """Twiddle-free radix-4 butterfly on the vectors at p0 + {0,1,2,3}*s (in place)."""
+    return types.void(re, im, types.uint64, types.uint64), _bfly_codegen(4, False)
+
+
+@intrinsic
+def _bfly4(typingctx, re, im, p0, s, w1r, w1i, w2r, w2i, w3r, w3i):
+    """Radix-4 DIT butterfly, points 1..3 multiplied by the broadcast twiddles w1..w3."""
+    d = re.dtype
+    return (types.void(re, im, types.uint64, types.uint64, d, d, d, d, d, d),
+            _bfly_codegen(4, True))
+
+
+def _transpose_regs(builder, rows, nl):
+    """Transpose nl vectors of nl lanes: swap the off-diagonal blocks at every scale."""
+    i32v = ir.VectorType(ir.IntType(32), nl)
+    h = nl // 2
+    while h >= 1:
+        lo = [c if c & h == 0 else nl + c - h for c in range(nl)]
+        hi = [c + h if c & h == 0 else nl + c for c in range(nl)]
+        for i in range(nl):
+            if i & h == 0:
+                a, b = rows[i], rows[i + h]
+                rows[i] = builder.shuffle_vector(a, b, ir.Constant(i32v, lo))
+                rows[i + h] = builder.shuffle_vector(a, b, ir.Constant(i32v, hi))
+        h //= 2
+    return rows
+
+
+@intrinsic
+def _twiddle_transpose_tile(typingctx, pre, pim, twr, twi, qre, qim, perm2, s0, ss, jb, n1, kb):
+    """One tile of the four-step transpose, in registers: for r, c < nl (the lane width),
+    q[perm2[jb+c]*n1 + kb + r] = p[s0 + r*ss + c] * tw[s0 + r*ss + c]."""
+    sig = types.void(pre, pim, twr, twi, qre, qim, perm2, types.uint64, types.uint64,
+                     types.uint64, types.uint64, types.uint64)
+
+    def codegen(context, builder, sig, args):
+        at = sig.args[0]
+        nl = 512 // at.dtype.bitwidth
+        vt = ir.VectorType(context.get_value_type(at.dtype), nl)
+        align = at.dtype.bitwidth // 8
+        data = [context.make_array(sig.args[q])(context, builder, args[q]).data
+                for q in range(7)]
+        s0_, ss_, jb_, n1_, kb_ = args[7:]
+        i64 = ir.IntType(64)
+
+        def vptr(base, off):
+            return builder.bitcast(builder.gep(base, [off]), vt.as_pointer())
+
+        offs = [builder.add(s0_, builder.mul(ss_, ir.Constant(i64, r))) for r in range(nl)]
+        ld = [[builder.load(vptr(data[q], o), align=align) for o in offs] for q in range(4)]
+        rr = [builder.fsub(builder.fmul(a, wr), builder.fmul(b, wi))
+              for a, b, wr, wi in zip(*ld)]
+        ri = [builder.fadd(builder.fmul(a, wi), builder.fmul(b, wr))
+              for a, b, wr, wi in zip(*ld)]
+        rr = _transpose_regs(builder, rr, nl)
+        ri = _transpose_regs(builder, ri, nl)
+        for c in range(nl):
+            row = builder.load(builder.gep(data[6], [builder.add(jb_, ir.Constant(i64, c))]))
+            off = builder.add(builder.mul(row, n1_), kb_)
+            builder.store(rr[c], vptr(data[4], off), align=align)
+            builder.store(ri[c], vptr(data[5], off), align=align)
+        return context.get_dummy_value()
+    return sig, codegen
+
+
+def lanes(a):
+    """Lanes per SIMD vector for the dtype of array `a` (a compile-time constant)."""
+    return _nlanes(a.dtype)
+
+
+@overload(lanes)
+def _lanes_overload(a):
+    nl = 512 // a.dtype.bitwidth
+    return lambda a: nl
+
+
+# ----------------------------------------------------------------------------------------
+# complex FFT over lanes (in place; input rows in _perm order, output in natural order)
+
+@kernel
+def _fft_lanes(re, im, n, W, c0, c1, twr, twi):
+    """Forward FFT of length n (power of two) on lanes c0..c1-1 of an (n, W) lane block.
+
+    c0, c1 and W are multiples of the vector width. Call with (im, re) swapped for the
+    unnormalized inverse transform.
+    """
+    if n < 2:
+        return
+    nl = lanes(re)
+    uW = u(W)
+    k = 0
+    while (1 << k) < n:
+        k += 1
+    if k % 2 == 1:
+        for g in range(0, n, 2):
+            for c in range(c0, c1, nl):
+                _bfly2(re, im, u(g) * uW + u(c), uW)
+        L = 8
+    else:
+        for g in range(0, n, 4):
+            for c in range(c0, c1, nl):
+                _bfly4_first(re, im, u(g) * uW + u(c), uW)
+        L = 16
+    toff = 0
+    while L <= n:
+        Ls = L // 4
+        s = u(Ls) * uW
+        for g in range(0, n, L):
+            for j in range(Ls):
+                t = toff + 3 * j
+                w1r = twr[t]
+                w1i = twi[t]
+                w2r = twr[t + 1]
+                w2i = twi[t + 1]
+                w3r = twr[t + 2]
+                w3i = twi[t + 2]
+                p = u(g + j) * uW
+                for c in range(c0, c1, nl):
+                    _bfly4(re, im, p + u(c), s, w1r, w1i, w2r, w2i, w3r, w3i)
+        toff += 3 * Ls
+        L *= 4
+
+
+# ----------------------------------------------------------------------------------------
+# plans (computed once per size and dtype, cached)
+
+def _stage_sizes(n):
+    """Stage lengths L of the radix plan for a power-of-two n (first stage first)."""
+    k = n.bit_length() - 1
+    sizes = [2] if k % 2 else ([4] if k else [])
+    while sizes and sizes[-1] * 4 <= n:
+        sizes.append(sizes[-1] * 4)
+    return sizes
+
+
+def _perm(n):
+    """Input order of the in-place DIT: lane-block row i takes sequence element perm[i]."""
+    radices, prev = [], 1
+    for L in _stage_sizes(n):
+        radices.append(L // prev)
+        prev = L
+
+    def order(idx, rad):
+        if len(idx) == 1 or not rad:
+            return idx
+        r = rad[-1]
+        return np.concatenate([order(idx[p::r], rad[:-1]) for p in range(r)])
+
+    return order(np.arange(n, dtype=np.int64), radices)
+
+
+def _expi(num, den):
+    """exp(-2 pi i num/den) in float64, the angle reduced exactly first."""
+    num = np.asarray(num, dtype=np.int64) % den
+    return np.exp(-2j * np.pi * (num / den))
+
+
+def _lane_twiddles(n):
+    """Twiddles of the twiddled radix-4 stages, in the order _fft_lanes reads them."""
+    parts = []
+    for L in _stage_sizes(n)[1:]:
+        j = np.arange(L // 4)
+        parts.append(_expi(np.arange(1, 4)[None, :] * j[:, None], L).ravel())
+    return np.concatenate(parts + [np.ones(1, np.complex128)])   # never empty
+
+
+class Plan:
+    """Everything one (nc, dtype) needs: orders and twiddles in the compute dtype.
+
+    Twiddles are computed in float64 and rounded once, so float32 transforms stay well
+    inside the 1e-5 accuracy target.
+    """
+
+    def __init__(self, nc, dtype):
+        dtype = np.dtype(dtype)
+        self.nc = nc
+        self.dtype = dtype
+        nl = _nlanes(dtype)
+        k = nc.bit_length() - 1
+        # four-step split nc = n1 * n2 with both factors multiples of the lane width
+        self.rowwise = nc >= nl * nl
+        if self.rowwise:
+            self.n1 = 1 << (k // 2)
+            self.n2 = nc // self.n1
+        else:
+            self.n1, self.n2 = nc, 1
+        split = lambda w: (np.ascontiguousarray(w.real, dtype), np.ascontiguousarray(w.imag, dtype))
+        self.perm1 = _perm(self.n1)
+        self.tw1r, self.tw1i = split(_lane_twiddles(self.n1))
+        self.perm2 = np.argsort(_perm(self.n2))     # destination row of each column j2
+        self.tw2r, self.tw2i = split(_lane_twiddles(self.n2))
+        # four-step twiddles w_nc^(k1*j2), laid out [k1, j2]
+        k1 = np.arange(self.n1)[:, None]
+        j2 = np.arange(self.n2)[None, :]
+        self.tw4r, self.tw4i = split(_expi(k1 * j2, nc).ravel())
+        # real <-> half-length complex twiddles w_(2nc)^k, k = 0..nc
+        self.wr, self.wi = split(_expi(np.arange(nc + 1), 2 * nc))
+
+
+_PLANS = {}
+
+
+def get_plan(nc, dtype):
+    """The cached :class:`Plan` for complex length nc (a power of two) and float dtype."""
+    key = (nc, np.dtype(dtype).char)
+    p = _PLANS.get(key)
+    if p is None:
+        p = _PLANS[key] = Plan(nc, dtype)
+    return p
+
+
+# ----------------------------------------------------------------------------------------
+# one row, four-step: pieces shared by rfft and irfft
+
+@kernel
+def _load_real(x, base, es, n1, n2, perm1, r0, r1, pre, pim):
+    """Rows r0..r1-1 of the (n1, n2) block: pre/pim[i*n2 + j2] = x[2j], x[2j+1],
+    j = perm1[i]*n2 + j2 (x read at base + element*es)."""
+    for i in range(r0, r1):
+        src = base + 2 * perm1[i] * n2 * es
+        dst = u(i * n2)
+        if es == 1:             # contiguous: a vectorized de-interleave
+            us = u(src)
+            for j2 in range(n2):
+                pre[dst + u(j2)] = x[us + U2 * u(j2)]
+                pim[dst + u(j2)] = x[us + U2 * u(j2) + U1]
+        else:
+            for j2 in range(n2):
+                pre[dst + u(j2)] = x[u(src + 2 * j2 * es)]
+                pim[dst + u(j2)] = x[u(src + (2 * j2 + 1) * es)]
+
+
+@kernel
+def _twiddle_transpose(pre, pim, qre, qim, n1, n2, perm2, tw4r, tw4i, t0, t1):
+    """q[perm2[j2]*n1 + k1] = p[k1*n2 + j2] * w^(k1 j2) for k1 in tile rows t0..t1-1
+    (perm2 is the inverse of the digit-reversal order of the length-n2 FFT).
+
+    Register tiles of nl x nl (nl = lane width): ~6x faster than scalar 16 x 16 tiles.
+    """
+    nl = lanes(pre)
+    for kb in range(t0 * nl, t1 * nl, nl):
+        for jb in range(0, n2, nl):
+            _twiddle_transpose_tile(pre, pim, tw4r, tw4i, qre, qim, perm2, u(kb * n2 + jb),
+                                    u(n2), u(jb), u(n1), u(kb))
+
+
+@kernel
+def _unpack_real(qre, qim, nc, k0, k1, wr, wi, s, out, obase):
+    """Spectrum X[k], k0 <= k < k1 (k <= nc) of the real row from its half-length
+    transform Z (natural order in qre/qim), times s, into out (interleaved complex):
+    X[k] = E + w^k O, E = (Z[k] + conj Z[nc-k]) / 2, O = -i (Z[k] - conj Z[nc-k]) / 2."""
+    h = qre.dtype.type(0.5 * s)
+    ob = u(obase)
+    unc = u(nc)
+    for k in range(max(k0, 1), min(k1, nc)):
+        ka = u(k)
+        kb = unc - ka
+        ar = qre[ka]
+        ai = qim[ka]
+        br = qre[kb]
+        bi = qim[kb]
+        er = h * (ar + br)
+        ei = h * (ai - bi)
+        orr = h * (ai + bi)
+        oi = h * (br - ar)
+        out[ob + U2 * ka] = er + (wr[ka] * orr - wi[ka] * oi)
+        out[ob + U2 * ka + U1] = ei + (wr[ka] * oi + wi[ka] * orr)
+    zero = h - h
+    if k0 == 0:                 # X[0] = Re Z0 + Im Z0
+        out[ob] = 2 * h * (qre[0] + qim[0])
+        out[ob + U1] = zero
+    if k1 == nc + 1:            # X[nc] = Re Z0 - Im Z0
+        out[ob + U2 * unc] = 2 * h * (qre[0] - qim[0])
+        out[ob + U2 * unc + U1] = zero
+
+
+@kernel
+def _load_complex(x, base, es, k0, k1, qre, qim):
+    """qre/qim[k] = X[k] for k0 <= k < k1, X read as float pairs at x[base + k*es]."""
+    if es == 2:                 # contiguous: a vectorized de-interleave
+        ub = u(base)
+        for k in range(k0, k1):
+            qre[u(k)] = x[ub + U2 * u(k)]
+            qim[u(k)] = x[ub + U2 * u(k) + U1]
+    else:
+        for k in range(k0, k1):
+            qre[u(k)] = x[u(base + k * es)]
+            qim[u(k)] = x[u(base + k * es + 1)]
+
+
+@kernel
+def _pack_complex(xre, xim, nc, n1, n2, perm1, r0, r1, wr, wi, s, pre, pim):
+    """irfft packing of the half spectrum X[0..nc] (split in xre/xim) into rows r0..r1-1
+    of the (n1, n2) block: s * Z[j], j = perm1[i]*n2 + j2, with
+    Z[j] = (X[j] + conj X[nc-j]) + i conj(w^j) (X[j] - conj X[nc-j]).
+    The imaginary parts of X[0] and X[nc] are ignored (as pocketfft does)."""
+    sc = pre.dtype.type(s)
+    unc = u(nc)
+    for i in range(r0, r1):
+        j0 = u(perm1[i] * n2)
+        dst = u(i * n2)
+        for j2 in range(n2):
+            j = j0 + u(j2)
+            ar = xre[j]
+            ai = xim[j]
+            br = xre[unc - j]
+            bi = xim[unc - j]
+            dr = ar - br
+            di = ai + bi
+            tr = wr[j] * dr + wi[j] * di        # t = conj(w^j) (X[j] - conj X[nc-j])
+            ti = wr[j] * di - wi[j] * dr
+            pre[dst + u(j2)] = sc * ((ar + br) - ti)
+            pim[dst + u(j2)] = sc * ((ai - bi) + tr)
+        if j0 == 0:                 # Z[0] = (X0 + Xnc) + i (X0 - Xnc), real parts only
+            pre[dst] = sc * (xre[0] + xre[unc])
+            pim[dst] = sc * (xre[0] - xre[unc])
+
+
+@kernel
+def _store_real(qre, qim, k0, k1, out, obase):
+    """out[2k], out[2k+1] = qre[k], qim[k] for k0 <= k < k1."""
+    ob = u(obase)
+    for k in range(k0, k1):
+        out[ob + U2 * u(k)] = qre[u(k)]
+        out[ob + U2 * u(k) + U1] = qim[u(k)]
+
+
+@kernel
+def _fft4(pre, pim, qre, qim, n1, n2, perm2, tw1r, tw1i, tw2r, tw2i, tw4r, tw4i, chunk):
+    """Four-step complex FFT of a loaded (n1, n2) block p into natural order in q."""
+    nl = lanes(pre)
+    c1 = max(nl, min(n2, chunk // n1 // nl * nl))
+    for c in range(0, n2, c1):
+        _fft_lanes(pre, pim, n1, n2, c, min(n2, c + c1), tw1r, tw1i)
+    _twiddle_transpose(pre, pim, qre, qim, n1, n2, perm2, tw4r, tw4i, 0, n1 // lanes(pre))
+    c2 = max(nl, min(n1, chunk // n2 // nl * nl))
+    for c in range(0, n1, c2):
+        _fft_lanes(qre, qim, n2, n1, c, min(n1, c + c2), tw2r, tw2i)
+
+
+CHUNK = 1 << 13     # complex elements of one lane-FFT chunk (64 KiB float32, 128 KiB float64)
+
+
+@kernel
+def _rfft_row(x, base, es, out, obase, pl, s, pre, pim, qre, qim):
+    perm1, tw1r, tw1i, perm2, tw2r, tw2i, tw4r, tw4i, wr, wi = pl
+    n1 = perm1.shape[0]
+    n2 = perm2.shape[0]
+    nc = n1 * n2
+    _load_real(x, base, es, n1, n2, perm1, 0, n1, pre, pim)
+    _fft4(pre, pim, qre, qim, n1, n2, perm2, tw1r, tw1i, tw2r, tw2i, tw4r, tw4i, CHUNK)
+    _unpack_real(qre, qim, nc, 0, nc + 1, wr, wi, s, out, obase)
+
+
+@kernel
+def _irfft_row(x, base, es, out, obase, pl, s, pre, pim, qre, qim):
+    perm1, tw1r, tw1i, perm2, tw2r, tw2i, tw4r, tw4i, wr, wi = pl
+    n1 = perm1.shape[0]
+    n2 = perm2.shape[0]
+    nc = n1 * n2
+    _load_complex(x, base, es, 0, nc + 1, qre, qim)
+    _pack_complex(qre, qim, nc, n1, n2, perm1, 0, n1, wr, wi, s, pre, pim)
+    _fft4(pim, pre, qim, qre, n1, n2, perm2, tw1r, tw1i, tw2r, tw2i, tw4r, tw4i, CHUNK)
+    _store_real(qre, qim, 0, nc, out, obase)
+
+
+@kernel
+def rfft_rows(x, roffs, es, out, olen, pl, s):
+    """rfft of every row (four-step plan `pl`), serially. Row b reads x[roffs[b] + j*es]
+    and writes the interleaved complex out[b*olen : (b+1)*olen]."""
+    nc = pl[0].shape[0] * pl[3].shape[0]
+    dt = pl[1].dtype
+    pre, pim, qre, qim = (np.empty(nc, dt), np.empty(nc, dt), np.empty(nc + 1, dt), np.empty(nc + 1, dt))
+    for b in range(roffs.shape[0]):
+        _rfft_row(x, roffs[b], es, out, b * olen, pl, s, pre, pim, qre, qim)
+
+
+@parallel_kernel
+def rfft_rows_par(x, roffs, es, out, olen, pl, s, nchunks):
+    """rfft_rows with the rows split into nchunks parallel chunks."""
+    nc = pl[0].shape[0] * pl[3].shape[0]
+    dt = pl[1].dtype
+    nrows = roffs.shape[0]
+    for c in numba.prange(nchunks):
+        pre, pim, qre, qim = (np.empty(nc, dt), np.empty(nc, dt), np.empty(nc + 1, dt), np.empty(nc + 1, dt))
+        for b in range(c * nrows // nchunks, (c + 1) * nrows // nchunks):
+            _rfft_row(x, roffs[b], es, out, b * olen, pl, s, pre, pim, qre, qim)
+
+
+@kernel
+def irfft_rows(x, roffs, es, out, olen, pl, s):
+    """irfft of every row: row b reads the half spectrum (float pairs at x[roffs[b] + k*es])
+    and writes 2*nc reals to out[b*olen : ...]."""
+    nc = pl[0].shape[0] * pl[3].shape[0]
+    dt = pl[1].dtype
+    pre, pim, qre, qim = (np.empty(nc, dt), np.empty(nc, dt), np.empty(nc + 1, dt), np.empty(nc + 1, dt))
+    for b in range(roffs.shape[0]):
+        _irfft_row(x, roffs[b], es, out, b * olen, pl, s, pre, pim, qre, qim)
+
+
+@parallel_kernel
+def irfft_rows_par(x, roffs, es, out, olen, pl, s, nchunks):
+    """irfft_rows with the rows split into nchunks parallel chunks."""
+    nc = pl[0].shape[0] * pl[3].shape[0]
+    dt = pl[1].dtype
+    nrows = roffs.shape[0]
+    for c in numba.prange(nchunks):
+        pre, pim, qre, qim = (np.empty(nc, dt), np.empty(nc, dt), np.empty(nc + 1, dt), np.empty(nc + 1, dt))
+        for b in range(c * nrows // nchunks, (c + 1) * nrows // nchunks):
+            _irfft_row(x, roffs[b], es, out, b * olen, pl, s, pre, pim, qre, qim)
