@@ -1,0 +1,203 @@
+"""matmul, matrix_transpose, tensordot, vecdot against NumPy over dtypes, broadcast batch
+shapes and memory layouts. Integer products must equal NumPy's wrapping integer matmul
+exactly (whichever engine runs: exact float64 BLAS or the Numba kernel); floating ones
+stay within ``eps * (K + 2) * (|a| @ |b|)`` of a float64/complex128 reference."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import flexarray as xp
+from test_manipulation import ALL_DTYPES, arrays, assert_shares, fx, to_np
+from test_statistical import assert_close, assert_exact, eps, moderate_pool, wide
+
+NUMERIC = [d for d in ALL_DTYPES if d is not xp.bool]
+PAIRS = [(a, b) for a in NUMERIC for b in NUMERIC if (a, b) in xp._dtypes.PROMOTION]
+
+
+def promoted(d1, d2):
+    return xp.result_type(d1, d2)
+
+
+@st.composite
+def matmul_shapes(draw):
+    """Shapes of x1, x2 for matmul: vectors, matrices and broadcast stacks."""
+    m, k, n = (draw(st.integers(0, 4)) for _ in range(3))
+    batch = draw(st.lists(st.integers(1, 3), max_size=2))
+    b1 = [1 if draw(st.booleans()) else s for s in batch]
+    b2 = [1 if draw(st.booleans()) else s for s in batch]
+    b1 = b1[draw(st.integers(0, len(b1))):]
+    s1 = (k,) if draw(st.booleans()) and not b1 else tuple(b1) + (m, k)
+    s2 = (k,) if draw(st.integers(0, 3)) == 0 else tuple(b2) + (k, n)
+    return s1, s2
+
+
+def check_product(r, a, b, dt, reference):
+    """``r`` equals ``reference(a, b)`` exactly (integers) or within the error bound."""
+    if dt.kind in "iu":
+        assert_exact(r, reference(a.astype(dt.np), b.astype(dt.np)), dt)
+        return
+    wa, wb = wide(a), wide(b)
+    with np.errstate(all="ignore"):
+        ref = reference(wa, wb)
+        k = max(a.shape[-1] if a.ndim else 1, 1)
+        scale = reference(np.abs(wa), np.abs(wb))
+    assert_close(r, ref, eps(dt) * (k + 2) * np.abs(scale) + 1e-300, dt)
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_matmul_against_numpy(data):
+    d1, d2 = data.draw(st.sampled_from(PAIRS))
+    s1, s2 = data.draw(matmul_shapes())
+    x1, a = data.draw(arrays(dtypes=[d1], shape=s1, pool=moderate_pool))
+    x2, b = data.draw(arrays(dtypes=[d2], shape=s2, pool=moderate_pool))
+    dt = promoted(d1, d2)
+    r = xp.matmul(x1, x2) if data.draw(st.booleans()) else x1 @ x2
+    check_product(r, a, b, dt, np.matmul)
+
+
+@pytest.mark.parametrize("dtype", [xp.int32, xp.int64, xp.uint32, xp.uint64, xp.int8])
+def test_integer_matmul_wraps_like_numpy(dtype):
+    """Magnitudes where float64 is not exact, and sums that overflow the dtype."""
+    info = np.iinfo(dtype.np)
+    rng = np.random.default_rng(0)
+    a = rng.integers(info.min // 2, info.max // 2, (3, 5, 7), dtype=dtype.np, endpoint=True)
+    b = rng.integers(info.min // 2, info.max // 2, (7, 4), dtype=dtype.np, endpoint=True)
+    assert_exact(xp.matmul(fx(a), fx(b)), np.matmul(a, b), dtype)
+    # at the edge of the exact-float64 bound: K * max|a| * max|b| just below / at 2**53
+    for k, va in ((1, 2 ** 26), (2, 2 ** 26), (4, 2 ** 25 + 1)):
+        if va > info.max:
+            continue
+        a = np.full((2, k), va, dtype.np)
+        b = np.full((k, 3), min(2 ** 26, info.max), dtype.np)
+        a[0, 0] -= 1
+        assert_exact(xp.matmul(fx(a), fx(b)), np.matmul(a, b), dtype)
+
+
+@pytest.mark.parametrize("half", [xp.float16, xp.bfloat16])
+def test_half_matmul_rounds_once(half):
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((3, 40)).astype(half.np)
+    b = rng.standard_normal((40, 2)).astype(half.np)
+    ref = (a.astype(np.float64) @ b.astype(np.float64)).astype(half.np)
+    got = to_np(xp.matmul(fx(a), fx(b)))
+    assert got.dtype == half.np
+    ulp = np.abs(np.spacing(ref.astype(np.float32))) * (2 if half is xp.bfloat16 else 1)
+    diff = np.abs(got.astype(np.float64) - ref.astype(np.float64))
+    assert np.all(diff <= ulp * 1.01), (got, ref)
+
+
+def test_matrix_transpose_is_a_view():
+    x = fx(np.arange(24.0).reshape(2, 3, 4))
+    t = xp.matrix_transpose(x)
+    assert t.shape == (2, 4, 3)
+    assert np.array_equal(to_np(t), np.swapaxes(np.arange(24.0).reshape(2, 3, 4), -1, -2))
+    assert_shares(t, x)
+    t[0, 0, 0] = 100.0  # writing the view copies first: x keeps its values
+    assert float(x[0, 0, 0]) == 0.0 and float(t[0, 0, 0]) == 100.0
+
+
+@st.composite
+def tensordot_args(draw):
+    nc = draw(st.integers(0, 2))
+    contracted = [draw(st.integers(0, 3)) for _ in range(nc)]
+    f1 = [draw(st.integers(0, 3)) for _ in range(draw(st.integers(0, 2)))]
+    f2 = [draw(st.integers(0, 3)) for _ in range(draw(st.integers(0, 2)))]
+    if draw(st.booleans()):  # the int form: last n of x1, first n of x2
+        return tuple(f1 + contracted), tuple(contracted + f2), nc
+    p1 = draw(st.permutations(range(len(f1) + nc)))
+    p2 = draw(st.permutations(range(len(f2) + nc)))
+    s1 = [None] * (len(f1) + nc)
+    s2 = [None] * (len(f2) + nc)
+    ax1, ax2 = p1[:nc], p2[:nc]
+    for i, (i1, i2) in enumerate(zip(ax1, ax2)):
+        s1[i1] = s2[i2] = contracted[i]
+    free1, free2 = iter(f1), iter(f2)
+    s1 = [next(free1) if s is None else s for s in s1]
+    s2 = [next(free2) if s is None else s for s in s2]
+    neg = draw(st.booleans())
+    ax1 = [a - len(s1) if neg else a for a in ax1]
+    return tuple(s1), tuple(s2), (list(ax1), tuple(ax2))
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.data())
+def test_tensordot_against_numpy(data):
+    s1, s2, axes = data.draw(tensordot_args())
+    d1, d2 = data.draw(st.sampled_from(PAIRS))
+    x1, a = data.draw(arrays(dtypes=[d1], shape=s1, pool=moderate_pool))
+    x2, b = data.draw(arrays(dtypes=[d2], shape=s2, pool=moderate_pool))
+    dt = promoted(d1, d2)
+    r = xp.tensordot(x1, x2, axes=axes)
+    nax = axes if isinstance(axes, int) else (list(axes[0]), list(axes[1]))
+    check_product(r, a, b, dt, lambda p, q: np.tensordot(p, q, axes=nax))
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.data())
+def test_vecdot_against_numpy(data):
+    d1, d2 = data.draw(st.sampled_from(PAIRS))
+    k = data.draw(st.integers(0, 4))
+    batch = data.draw(st.lists(st.integers(1, 3), max_size=2))
+    b1 = [1 if data.draw(st.booleans()) else s for s in batch]
+    b1 = b1[data.draw(st.integers(0, len(b1))):]
+    axis_pos = data.draw(st.integers(0, min(len(b1), len(batch))))  # from the end
+    s1, s2 = list(b1), list(batch)
+    s1.insert(len(s1) - axis_pos, k)
+    s2.insert(len(s2) - axis_pos, k)
+    x1, a = data.draw(arrays(dtypes=[d1], shape=tuple(s1), pool=moderate_pool))
+    x2, b = data.draw(arrays(dtypes=[d2], shape=tuple(s2), pool=moderate_pool))
+    axis = -axis_pos - 1
+    dt = promoted(d1, d2)
+    r = xp.vecdot(x1, x2, axis=axis)
+
+    def reference(p, q):
+        p, q = np.broadcast_arrays(p, q)
+        return np.sum(np.conj(p) * q, axis=axis)
+    check_product(r, a, b, dt, reference)
+
+
+def test_vecdot_conjugates_x1():
+    a = fx(np.array([1 + 2j, 3 - 1j]))
+    b = fx(np.array([2 - 1j, 1j]))
+    assert complex(xp.vecdot(a, b)) == (1 - 2j) * (2 - 1j) + (3 + 1j) * 1j
+
+
+def test_bad_input():
+    m = xp.ones((2, 3))
+    with pytest.raises(ValueError, match=r"matmul: x1 \(2, 3\) has 3 columns but x2 \(2, 3\) "
+                                         r"has 2 rows"):
+        xp.matmul(m, m)
+    with pytest.raises(ValueError, match="matmul: operands must have at least 1 dimension"):
+        xp.matmul(xp.asarray(1.0), m)
+    with pytest.raises(ValueError, match="matmul: the batch dimensions"):
+        xp.matmul(xp.ones((2, 2, 3)), xp.ones((3, 3, 2)))
+    with pytest.raises(TypeError, match="matmul: needs numeric arrays"):
+        xp.matmul(xp.ones((2, 2), dtype=xp.bool), xp.ones((2, 2), dtype=xp.bool))
+    with pytest.raises(TypeError, match="matmul: 'x2' must be a flexarray array"):
+        xp.matmul(m, np.ones((3, 2)))
+    with pytest.raises(TypeError, match="no type promotion between"):
+        xp.matmul(xp.ones((2, 2), dtype=xp.int64), xp.ones((2, 2), dtype=xp.uint64))
+    with pytest.raises(ValueError, match=r"matrix_transpose: 'x' must have at least 2 "
+                                         r"dimensions, got shape \(3,\)"):
+        xp.matrix_transpose(xp.ones(3))
+    with pytest.raises(ValueError, match=r"tensordot: axes=3 must be in \[0, 2\]"):
+        xp.tensordot(m, m, axes=3)
+    with pytest.raises(ValueError, match="tensordot: x1 axis 1 has size 3 but x2 axis 0 "
+                                         "has size 2"):
+        xp.tensordot(m, m, axes=([1], [0]))
+    with pytest.raises(ValueError, match="tensordot: repeated axes for x1"):
+        xp.tensordot(m, m, axes=([0, -2], [0, 1]))
+    with pytest.raises(ValueError, match="tensordot: axis 2 is out of range for x2"):
+        xp.tensordot(m, m, axes=([0], [2]))
+    with pytest.raises(TypeError, match="tensordot: 'axes' must be an int or a pair"):
+        xp.tensordot(m, m, axes="ij")
+    with pytest.raises(ValueError, match=r"vecdot: x1 \(2, 3\) and x2 \(3, 2\) must have the "
+                                         r"same size along axis -1"):
+        xp.vecdot(m, xp.ones((3, 2)))
+    with pytest.raises(ValueError, match=r"vecdot: axis=-3 is out of range"):
+        xp.vecdot(m, m, axis=-3)
+    with pytest.raises(TypeError, match="vecdot: 'axis' must be an int"):
+        xp.vecdot(m, m, axis=None)
+    with pytest.raises(ValueError, match="vecdot: shapes .* do not broadcast"):
+        xp.vecdot(xp.ones((2, 3)), xp.ones((4, 3)))
