@@ -1,0 +1,279 @@
+"""Convolution kernels for flexarray.nn (private; no validation inside).
+
+Everything is the 3-D case: 1-D and 2-D convolutions arrive with size-1 depth/height.
+Operands are C-contiguous and flattened by the caller; one geometry tuple of int64
+describes the problem, so each kernel compiles once per dtype (float32, float64).
+
+geometry ``g`` (see ``flexarray.nn.conv._geometry``)::
+
+    0 N  1 C  2 D  3 H  4 W        input  (N, C, D, H, W)
+    5 Cout  6 Cin_g  7 Cout_g       channels (per group)
+    8 kd  9 kh 10 kw                kernel
+   11 sd 12 sh 13 sw                stride
+   14 pd 15 ph 16 pw                padding (front/top/left; the back side is implied)
+   17 dd 18 dh 19 dw                dilation
+   20 Do 21 Ho 22 Wo                output
+
+For transposed convolution the same tuple describes the *forward* convolution whose
+adjoint is taken: (D, H, W) is then the transposed conv's output, (Do, Ho, Wo) its input.
+"""
+import numpy as np
+
+from flexarray._kernels import kernel, parallel_kernel, numba
+from flexarray._kernels.nn_common import _valid_range
+
+prange = numba.prange
+
+
+# ----------------------------------------------------------------------------- im2col
+
+@kernel
+def _im2col_row(x, xoff, g, r, q0, nq, col):
+    """Row r of the column matrix (one (c, kz, ky, kx)) for output rows q0..q0+nq."""
+    D, H, W = g[2], g[3], g[4]
+    kd, kh, kw = g[8], g[9], g[10]
+    sd, sh, sw = g[11], g[12], g[13]
+    pd, ph, pw = g[14], g[15], g[16]
+    dd, dh, dw = g[17], g[18], g[19]
+    Ho, Wo = g[21], g[22]
+    kx = r % kw
+    t = r // kw
+    ky = t % kh
+    t = t // kh
+    kz = t % kd
+    c = t // kd
+    zero = col.dtype.type(0)
+    xoff_x = kx * dw - pw
+    lo, hi = _valid_range(Wo, xoff_x, sw, W)
+    dst = col[r]
+    for qi in range(nq):
+        q = q0 + qi
+        oz = q // Ho
+        oy = q - oz * Ho
+        iz = oz * sd + kz * dd - pd
+        iy = oy * sh + ky * dh - ph
+        base = qi * Wo
+        if iz < 0 or iz >= D or iy < 0 or iy >= H:
+            for ox in range(Wo):
+                dst[base + ox] = zero
+            continue
+        src = x[xoff + ((c * D + iz) * H + iy) * W + lo * sw + xoff_x:]
+        d = dst[base:base + Wo]
+        for ox in range(lo):
+            d[ox] = zero
+        n = np.uint64(hi - lo)
+        dl = d[lo:]
+        if sw == 1:
+            for i in range(n):
+                dl[i] = src[i]
+        else:
+            usw = np.uint64(sw)
+            for i in range(n):
+                dl[i] = src[i * usw]
+        for ox in range(hi, Wo):
+            d[ox] = zero
+
+
+@kernel
+def im2col(x, xoff, g, nrows, q0, nq, col):
+    """col[r, qi*Wo + ox] = x[c, iz, iy, ix] (0 in the padding), r = (c, kz, ky, kx).
+
+    x: flat input; xoff: element offset of channel 0 of this image/group;
+    output rows q = oz*Ho + oy in [q0, q0 + nq). Serial: callers parallelize by blocks."""
+    for r in range(nrows):
+        _im2col_row(x, xoff, g, r, q0, nq, col)
+
+
+# ----------------------------------------------------------------------------- col2im
+
+@kernel
+def _col2im_channel(col, g, c, q0, nq, out, ooff):
+    """out[c] += the column-matrix rows of channel c (scatter of the adjoint of im2col)."""
+    D, H, W = g[2], g[3], g[4]
+    kd, kh, kw = g[8], g[9], g[10]
+    sd, sh, sw = g[11], g[12], g[13]
+    pd, ph, pw = g[14], g[15], g[16]
+    dd, dh, dw = g[17], g[18], g[19]
+    Ho, Wo = g[21], g[22]
+    kvol = kd * kh * kw
+    for kk in range(kvol):
+        kx = kk % kw
+        t = kk // kw
+        ky = t % kh
+        kz = t // kh
+        src = col[c * kvol + kk]
+        xoff_x = kx * dw - pw
+        lo, hi = _valid_range(Wo, xoff_x, sw, W)
+        for qi in range(nq):
+            q = q0 + qi
+            oz = q // Ho
+            oy = q - oz * Ho
+            iz = oz * sd + kz * dd - pd
+            iy = oy * sh + ky * dh - ph
+            if iz < 0 or iz >= D or iy < 0 or iy >= H:
+                continue
+            dst = out[ooff + ((c * D + iz) * H + iy) * W:]
+            base = qi * Wo
+            for ox in range(lo, hi):
+                dst[np.uint64(ox * sw + xoff_x)] += src[base + ox]
+
+
+@kernel
+def col2im(col, g, nchan, q0, nq, out, ooff):
+    """Scatter-add the column matrix rows of nchan channels into out[ooff:] (serial)."""
+    for c in range(nchan):
+        _col2im_channel(col, g, c, q0, nq, out, ooff)
+
+
+# ----------------------------------------------------------------------------- direct
+
+@kernel
+def _direct_job(x, w, b, out, g, job):
+    """out[n, co] = b[co] + sum over the group's input channels and taps (direct loops)."""
+    C, D, H, W = g[1], g[2], g[3], g[4]
+    Cout, Cin_g, Cout_g = g[5], g[6], g[7]
+    kd, kh, kw = g[8], g[9], g[10]
+    sd, sh, sw = g[11], g[12], g[13]
+    pd, ph, pw = g[14], g[15], g[16]
+    dd, dh, dw = g[17], g[18], g[19]
+    Do, Ho, Wo = g[20], g[21], g[22]
+    n = job // Cout
+    co = job - n * Cout
+    grp = co // Cout_g
+    P = Do * Ho * Wo
+    ob = out[job * P:(job + 1) * P]
+    bv = b[co]
+    for i in range(P):
+        ob[i] = bv
+    kvol = kd * kh * kw
+    for ci in range(Cin_g):
+        c = grp * Cin_g + ci
+        xb = x[(n * C + c) * D * H * W:]
+        wb = w[(co * Cin_g + ci) * kvol:]
+        for kz in range(kd):
+            for ky in range(kh):
+                for kx in range(kw):
+                    wv = wb[(kz * kh + ky) * kw + kx]
+                    xoff_x = kx * dw - pw
+                    lo, hi = _valid_range(Wo, xoff_x, sw, W)
+                    for oz in range(Do):
+                        iz = oz * sd + kz * dd - pd
+                        if iz < 0 or iz >= D:
+                            continue
+                        for oy in range(Ho):
+                            iy = oy * sh + ky * dh - ph
+                            if iy < 0 or iy >= H:
+                                continue
+                            src = xb[(iz * H + iy) * W + lo * sw + xoff_x:]
+                            dst = ob[(oz * Ho + oy) * Wo + lo:]
+                            m = np.uint64(hi - lo)
+                            if sw == 1:
+                                for i in range(m):
+                                    dst[i] += wv * src[i]
+                            else:
+                                usw = np.uint64(sw)
+                                for i in range(m):
+                                    dst[i] += wv * src[i * usw]
+
+
+@parallel_kernel
+def direct_par(x, w, b, out, g, njobs):
+    """Direct convolution, (image, output channel) pairs in parallel."""
+    for job in prange(njobs):
+        _direct_job(x, w, b, out, g, job)
+
+
+@kernel
+def direct_ser(x, w, b, out, g, njobs):
+    """Serial twin of :func:`direct_par`."""
+    for job in range(njobs):
+        _direct_job(x, w, b, out, g, job)
+
+
+# ----------------------------------------------------------------------------- Winograd
+# F(2x2, 3x3): each 2x2 output tile from a 4x4 input tile with 16 multiplies per channel
+# pair instead of 36. V = B^T d B, U = G g G^T (done by the caller), M = U (.) V summed
+# over input channels (16 GEMMs), Y = A^T M A.
+
+@kernel
+def wino_input(xp, Hp, Wp, ntr, TW, V):
+    """V[k, c, r*TW + tc] = (B^T d B)[k] for the 4x4 tile at rows 2r, cols 2tc of xp[c].
+
+    xp: zero-padded input block (C, Hp, Wp) flat; V: (16, C, ntr*TW) C-contiguous.
+    The column transform runs on whole rows (contiguous, vectorized), then the row
+    transform per tile: 3.2x faster than transforming tile by tile."""
+    C = V.shape[1]
+    T = V.shape[2]
+    Vf = V.reshape(-1)
+    CT = C * T
+    rows = np.empty((4, Wp), xp.dtype)
+    for c in range(C):
+        for r in range(ntr):
+            base = (c * Hp + 2 * r) * Wp
+            r0 = xp[base:base + Wp]
+            r1 = xp[base + Wp:base + 2 * Wp]
+            r2 = xp[base + 2 * Wp:base + 3 * Wp]
+            r3 = xp[base + 3 * Wp:base + 4 * Wp]
+            for j in range(Wp):  # B^T d: the four rows of the tile column
+                rows[0, j] = r0[j] - r2[j]
+                rows[1, j] = r1[j] + r2[j]
+                rows[2, j] = r2[j] - r1[j]
+                rows[3, j] = r1[j] - r3[j]
+            t0 = c * T + r * TW
+            for s in range(4):  # (B^T d) B
+                row = rows[s]
+                o0 = Vf[(4 * s) * CT + t0:]
+                o1 = Vf[(4 * s + 1) * CT + t0:]
+                o2 = Vf[(4 * s + 2) * CT + t0:]
+                o3 = Vf[(4 * s + 3) * CT + t0:]
+                for tc in range(TW):
+                    j = np.uint64(2 * tc)
+                    u = np.uint64(tc)
+                    x0 = row[j]
+                    x1 = row[j + np.uint64(1)]
+                    x2 = row[j + np.uint64(2)]
+                    x3 = row[j + np.uint64(3)]
+                    o0[u] = x0 - x2
+                    o1[u] = x1 + x2
+                    o2[u] = x2 - x1
+                    o3[u] = x1 - x3
+
+
+@kernel
+def wino_output(M, bias, out, ooff, Ho, Wo, tr0, ntr, TW):
+    """out[co, 2tr + a, 2tc + b] = bias[co] + (A^T M A)[a, b] for tile rows tr0..tr0+ntr.
+
+    M: (16, Cout, ntr*TW) C-contiguous; out: flat, channel 0 of the block at ooff, planes
+    (Ho, Wo). A^T M runs on contiguous tile rows first, then (A^T M) A per tile."""
+    Cout = M.shape[1]
+    T = M.shape[2]
+    Mf = M.reshape(-1)
+    CT = Cout * T
+    pq = np.empty((8, TW), M.dtype)
+    full = Wo // 2
+    for co in range(Cout):
+        bv = bias[co]
+        for r in range(ntr):
+            t0 = co * T + r * TW
+            for j in range(4):  # A^T M: p_j = m_j + m_4+j + m_8+j, q_j = m_4+j - m_8+j - m_12+j
+                m0 = Mf[j * CT + t0:]
+                m1 = Mf[(4 + j) * CT + t0:]
+                m2 = Mf[(8 + j) * CT + t0:]
+                m3 = Mf[(12 + j) * CT + t0:]
+                for tc in range(TW):
+                    u = np.uint64(tc)
+                    pq[j, tc] = m0[u] + m1[u] + m2[u]
+                    pq[4 + j, tc] = m1[u] - m2[u] - m3[u]
+            y = 2 * (tr0 + r)
+            for a in range(2):
+                if y + a >= Ho:
+                    break
+                o = out[ooff + (co * Ho + y + a) * Wo:]
+                s0, s1, s2, s3 = pq[4 * a], pq[4 * a + 1], pq[4 * a + 2], pq[4 * a + 3]
+                for tc in range(full):
+                    u = np.uint64(tc)
+                    x = np.uint64(2 * tc)
+                    o[x] = bv + (s0[u] + s1[u] + s2[u])
+                    o[x + np.uint64(1)] = bv + (s1[u] - s2[u] - s3[u])
+                if full < TW:  # odd width: the last tile's left column only
+                    o[2 * full] = bv + (s0[full] + s1[full] + s2[full])

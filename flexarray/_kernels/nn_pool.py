@@ -1,0 +1,193 @@
+"""Pooling kernels for flexarray.nn (private; no validation inside).
+
+Inputs are C-contiguous planes (N*C, D, H, W) passed flat; everything is the 3-D case.
+Regular pooling loops over taps and vectorizes over output columns (a NaN-propagating
+select for max); adaptive pooling walks per-output windows from start/end tables.
+
+geometry ``g`` for regular pooling::
+
+    0 D  1 H  2 W  3 kd  4 kh  5 kw  6 sd  7 sh  8 sw  9 pd 10 ph 11 pw
+   12 dd 13 dh 14 dw 15 Do 16 Ho 17 Wo
+"""
+import numpy as np
+
+from flexarray._kernels import kernel, parallel_kernel, numba
+from flexarray._kernels.nn_common import _valid_range
+
+prange = numba.prange
+
+
+@kernel
+def _max_plane(x, out, idx, want_idx, g, p):
+    """Max over each window of plane p; idx gets the flat spatial index of the winner.
+
+    PyTorch's rule: a later tap wins if it is greater or NaN (so NaN propagates, and the
+    index is that of the last NaN); ties keep the first; the first valid tap always
+    counts (an all -inf window reports its first element)."""
+    D, H, W = g[0], g[1], g[2]
+    kd, kh, kw = g[3], g[4], g[5]
+    sd, sh, sw = g[6], g[7], g[8]
+    pd, ph, pw = g[9], g[10], g[11]
+    dd, dh, dw = g[12], g[13], g[14]
+    Do, Ho, Wo = g[15], g[16], g[17]
+    xb = x[p * D * H * W:(p + 1) * D * H * W]
+    P = Do * Ho * Wo
+    ob = out[p * P:(p + 1) * P]
+    ninf = -np.inf
+    for oz in range(Do):
+        for oy in range(Ho):
+            orow = ob[(oz * Ho + oy) * Wo:(oz * Ho + oy + 1) * Wo]
+            for i in range(Wo):
+                orow[i] = ninf
+            if want_idx:
+                irow = idx[p * P + (oz * Ho + oy) * Wo:p * P + (oz * Ho + oy + 1) * Wo]
+                for i in range(Wo):
+                    irow[i] = -1
+            for kz in range(kd):
+                iz = oz * sd + kz * dd - pd
+                if iz < 0 or iz >= D:
+                    continue
+                for ky in range(kh):
+                    iy = oy * sh + ky * dh - ph
+                    if iy < 0 or iy >= H:
+                        continue
+                    for kx in range(kw):
+                        off = kx * dw - pw
+                        lo, hi = _valid_range(Wo, off, sw, W)
+                        start = (iz * H + iy) * W + lo * sw + off
+                        src = xb[start:]
+                        dst = orow[lo:hi]
+                        m = np.uint64(hi - lo)
+                        usw = np.uint64(sw)
+                        if want_idx:
+                            di = irow[lo:hi]
+                            for i in range(m):
+                                v = src[i * usw]
+                                if v > dst[i] or v != v or di[i] < 0:
+                                    dst[i] = v
+                                    di[i] = start + np.int64(i * usw)
+                        else:
+                            for i in range(m):
+                                v = src[i * usw]
+                                c = dst[i]
+                                dst[i] = v if (v > c or v != v) else c
+
+
+@parallel_kernel
+def max_pool_par(x, out, idx, want_idx, g, nplanes):
+    """Max pooling, planes in parallel."""
+    for p in prange(nplanes):
+        _max_plane(x, out, idx, want_idx, g, p)
+
+
+@kernel
+def max_pool_ser(x, out, idx, want_idx, g, nplanes):
+    """Serial twin of :func:`max_pool_par`."""
+    for p in range(nplanes):
+        _max_plane(x, out, idx, want_idx, g, p)
+
+
+@kernel
+def _avg_plane(x, out, g, divz, divy, divx, p):
+    """Window sums of plane p (taps in row-major order), divided by divz*divy*divx."""
+    D, H, W = g[0], g[1], g[2]
+    kd, kh, kw = g[3], g[4], g[5]
+    sd, sh, sw = g[6], g[7], g[8]
+    pd, ph, pw = g[9], g[10], g[11]
+    Do, Ho, Wo = g[15], g[16], g[17]
+    xb = x[p * D * H * W:(p + 1) * D * H * W]
+    P = Do * Ho * Wo
+    ob = out[p * P:(p + 1) * P]
+    zero = out.dtype.type(0)
+    for oz in range(Do):
+        for oy in range(Ho):
+            orow = ob[(oz * Ho + oy) * Wo:(oz * Ho + oy + 1) * Wo]
+            for i in range(Wo):
+                orow[i] = zero
+            for kz in range(kd):
+                iz = oz * sd + kz - pd
+                if iz < 0 or iz >= D:
+                    continue
+                for ky in range(kh):
+                    iy = oy * sh + ky - ph
+                    if iy < 0 or iy >= H:
+                        continue
+                    for kx in range(kw):
+                        off = kx - pw
+                        lo, hi = _valid_range(Wo, off, sw, W)
+                        src = xb[(iz * H + iy) * W + lo * sw + off:]
+                        dst = orow[lo:hi]
+                        m = np.uint64(hi - lo)
+                        usw = np.uint64(sw)
+                        for i in range(m):
+                            dst[i] += src[i * usw]
+            dzy = divz[oz] * divy[oy]
+            for i in range(Wo):
+                orow[i] = orow[i] / (dzy * divx[i])
+
+
+@parallel_kernel
+def avg_pool_par(x, out, g, divz, divy, divx, nplanes):
+    """Average pooling, planes in parallel."""
+    for p in prange(nplanes):
+        _avg_plane(x, out, g, divz, divy, divx, p)
+
+
+@kernel
+def avg_pool_ser(x, out, g, divz, divy, divx, nplanes):
+    """Serial twin of :func:`avg_pool_par`."""
+    for p in range(nplanes):
+        _avg_plane(x, out, g, divz, divy, divx, p)
+
+
+@kernel
+def _adaptive_plane(x, out, idx, mode, shape, zs, ze, ys, ye, xs, xe, p):
+    """Adaptive pooling of plane p over windows [s, e) per axis.
+
+    mode 0: average; 1: max; 2: max with indices (PyTorch's NaN and tie rules)."""
+    D, H, W = shape[0], shape[1], shape[2]
+    Do, Ho, Wo = zs.size, ys.size, xs.size
+    xb = x[p * D * H * W:(p + 1) * D * H * W]
+    P = Do * Ho * Wo
+    k = p * P
+    for oz in range(Do):
+        for oy in range(Ho):
+            for ox in range(Wo):
+                if mode == 0:
+                    s = out.dtype.type(0)
+                    for iz in range(zs[oz], ze[oz]):
+                        for iy in range(ys[oy], ye[oy]):
+                            row = xb[(iz * H + iy) * W:]
+                            for ix in range(xs[ox], xe[ox]):
+                                s += row[ix]
+                    cnt = (ze[oz] - zs[oz]) * (ye[oy] - ys[oy]) * (xe[ox] - xs[ox])
+                    out[k] = s / cnt
+                else:
+                    m = out.dtype.type(-np.inf)
+                    best = (zs[oz] * H + ys[oy]) * W + xs[ox]
+                    for iz in range(zs[oz], ze[oz]):
+                        for iy in range(ys[oy], ye[oy]):
+                            base = (iz * H + iy) * W
+                            for ix in range(xs[ox], xe[ox]):
+                                v = xb[base + ix]
+                                if v > m or v != v:
+                                    m = v
+                                    best = base + ix
+                    out[k] = m
+                    if mode == 2:
+                        idx[k] = best
+                k += 1
+
+
+@parallel_kernel
+def adaptive_par(x, out, idx, mode, shape, zs, ze, ys, ye, xs, xe, nplanes):
+    """Adaptive pooling, planes in parallel."""
+    for p in prange(nplanes):
+        _adaptive_plane(x, out, idx, mode, shape, zs, ze, ys, ye, xs, xe, p)
+
+
+@kernel
+def adaptive_ser(x, out, idx, mode, shape, zs, ze, ys, ye, xs, xe, nplanes):
+    """Serial twin of :func:`adaptive_par`."""
+    for p in range(nplanes):
+        _adaptive_plane(x, out, idx, mode, shape, zs, ze, ys, ye, xs, xe, p)

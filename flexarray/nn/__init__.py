@@ -1,0 +1,1 @@
+"""flexarray.nn: convolution, pooling, attention and sliding windows."""

@@ -1,0 +1,229 @@
+"""NumPy-level convolution engines (no validation: flexarray.nn.conv validates first).
+
+All functions take C-contiguous float32/float64 NumPy arrays in the 3-D layout
+(N, C, D, H, W) and return a fresh array of the same dtype. Three engines:
+
+* direct loops (Numba, (image, channel) pairs in parallel): depthwise and other thin
+  reductions, where a GEMM would be too thin to pay;
+* Winograd F(2x2, 3x3) for 3x3 stride-1 2-D convolutions with enough channels: 2.25x fewer
+  multiplies than im2col, the 16 GEMMs through BLAS;
+* im2col + GEMM, tiled: column blocks of ~0.5 MB (cache-resident) per worker thread.
+
+Large problems are cut into blocks run by worker threads (flexarray.nn._par), each block
+serial inside (single-threaded BLAS, serial Numba kernels).
+"""
+import numpy as np
+
+from . import _par
+
+# im2col column blocks of about this many bytes: cache-sized, so the GEMM reads them hot.
+_COL_BLOCK_BYTES = 1 << 19
+# Winograd blocks: V (16 x Cin x tiles) of about this many bytes.
+_WINO_BLOCK_BYTES = 1 << 20
+# Below this many multiply-adds a call runs inline (no worker threads).
+_PAR_MIN_MACS = 1 << 21
+# The direct kernel goes parallel from this many multiply-adds (parallel hand-off ~3 us).
+_DIRECT_PAR_MIN_MACS = 1 << 15
+
+
+def out_size(n, k, s, p_total, d, ceil=False):
+    """Output length of a sliding window of k taps (dilation d, stride s) over n + p_total."""
+    span = n + p_total - d * (k - 1) - 1
+    if span < 0:
+        return 0
+    return (-(-span // s) if ceil else span // s) + 1
+
+
+def geometry(x_shape, cout, cin_g, cout_g, ksize, stride, pad_lo, dilation, out_spatial):
+    """The int64 geometry tuple the kernels share (see flexarray._kernels.nn_conv)."""
+    return tuple(int(v) for v in (*x_shape, cout, cin_g, cout_g, *ksize, *stride, *pad_lo,
+                                  *dilation, *out_spatial))
+
+
+def _blocks(nrows, rows_per_block):
+    return [(r, min(rows_per_block, nrows - r)) for r in range(0, nrows, rows_per_block)]
+
+
+def use_direct(cin_g, cout_g, kvol):
+    """Direct loops instead of a GEMM: depthwise, or a reduction too short for BLAS."""
+    return cin_g == 1 or cin_g * kvol <= 8 or (cout_g == 1 and cin_g * kvol <= 64)
+
+
+def use_winograd(cin_g, cout_g, ks, stride, dilation, D, kd_pad):
+    """Winograd F(2x2,3x3): 3x3 taps, stride 1, dilation 1, 2-D, enough channels."""
+    return (ks == (1, 3, 3) and stride[1:] == (1, 1) and dilation[1:] == (1, 1)
+            and D == 1 and kd_pad == (0, 0) and cin_g >= 16 and cout_g >= 16)
+
+
+def conv3d(x, w, b, stride, pad_lo, pad_hi, dilation, groups):
+    """Cross-correlation like torch.nn.functional.conv3d (pads may be asymmetric)."""
+    from flexarray._kernels import nn_conv as K_
+
+    N, C, D, H, W = x.shape
+    Cout, Cin_g = w.shape[:2]
+    ks = tuple(w.shape[2:])
+    Cout_g = Cout // groups
+    osp = tuple(out_size(n, k, s, pl + ph, d)
+                for n, k, s, pl, ph, d in zip((D, H, W), ks, stride, pad_lo, pad_hi, dilation))
+    Do, Ho, Wo = osp
+    dtype = x.dtype
+    P = Do * Ho * Wo
+    kvol = ks[0] * ks[1] * ks[2]
+    Kdim = Cin_g * kvol
+    if P == 0 or N == 0 or Cout == 0 or Kdim == 0:
+        out = np.empty((N, Cout, Do, Ho, Wo), dtype)
+        out[...] = (b if b is not None else np.zeros(Cout, dtype))[:, None, None, None]
+        return out
+    g = geometry(x.shape, Cout, Cin_g, Cout_g, ks, stride, pad_lo, dilation, osp)
+    macs = N * Cout * P * Kdim
+
+    if use_direct(Cin_g, Cout_g, kvol):
+        out = np.empty((N, Cout, Do, Ho, Wo), dtype)
+        bb = b if b is not None else np.zeros(Cout, dtype)
+        fn = K_.direct_par if macs >= _DIRECT_PAR_MIN_MACS and N * Cout > 1 else K_.direct_ser
+        fn(x.reshape(-1), w.reshape(-1), bb, out.reshape(-1), g, N * Cout)
+        return out
+
+    if use_winograd(Cin_g, Cout_g, ks, stride, dilation, D, (pad_lo[0], pad_hi[0])):
+        return _winograd(x, w, b, pad_lo[1:], osp[1:], groups, macs)
+
+    out = np.empty((N, Cout, P), dtype)
+    if kvol == 1 and stride == (1, 1, 1) and pad_lo == (0, 0, 0) and osp == (D, H, W):
+        # pointwise: the input already is the column matrix
+        x3 = x.reshape(N, C, P)
+        for grp in range(groups):
+            np.matmul(w[grp * Cout_g:(grp + 1) * Cout_g].reshape(Cout_g, Cin_g),
+                      x3[:, grp * Cin_g:(grp + 1) * Cin_g], out=out[:, grp * Cout_g:(grp + 1) * Cout_g])
+        if b is not None:
+            out += b[:, None]
+        return out.reshape(N, Cout, Do, Ho, Wo)
+
+    # im2col + GEMM; a row of ones in the column matrix carries the bias
+    rows = Kdim + (b is not None)
+    wmats = []
+    for grp in range(groups):
+        wg = w[grp * Cout_g:(grp + 1) * Cout_g].reshape(Cout_g, Kdim)
+        if b is not None:
+            wg = np.concatenate([wg, b[grp * Cout_g:(grp + 1) * Cout_g, None]], axis=1)
+        wmats.append(np.ascontiguousarray(wg))
+    nrows_out = Do * Ho
+    nq = max(1, min(nrows_out, _COL_BLOCK_BYTES // max(1, rows * Wo * x.itemsize)))
+    xflat = x.reshape(-1)
+    parallel = macs >= _PAR_MIN_MACS
+
+    def block(item):
+        n, grp, q0, nqb = item
+        m = nqb * Wo
+        col = _par.scratch("im2col", (rows, m), dtype)
+        if b is not None:
+            col[Kdim] = 1
+        K_.im2col(xflat, (n * C + grp * Cin_g) * D * H * W, g, Kdim, q0, nqb, col)
+        np.matmul(wmats[grp], col,
+                  out=out[n, grp * Cout_g:(grp + 1) * Cout_g, q0 * Wo:q0 * Wo + m])
+
+    _par.run(block, [(n, grp, q0, nqb) for n in range(N) for grp in range(groups)
+                     for q0, nqb in _blocks(nrows_out, nq)], parallel)
+    return out.reshape(N, Cout, Do, Ho, Wo)
+
+
+def _winograd(x, w, b, pad, osp, groups, macs):
+    """3x3 stride-1 convolution of (N, C, 1, H, W) by Winograd F(2x2, 3x3)."""
+    from flexarray._kernels import nn_conv as K_
+
+    N, C, _, H, W = x.shape
+    Cout, Cin_g = w.shape[:2]
+    Cout_g = Cout // groups
+    Ho, Wo = osp
+    ph, pw = pad
+    dtype = x.dtype
+    TH, TW = -(-Ho // 2), -(-Wo // 2)
+    Wp = 2 * TW + 2
+    # U = G g G^T, shape (16, Cout, Cin_g)
+    G = np.array([[1, 0, 0], [.5, .5, .5], [.5, -.5, .5], [0, 0, 1]], dtype)
+    U = np.einsum("ak,ockl,bl->aboc", G, w[:, :, 0], G)
+    U = np.ascontiguousarray(U.reshape(16, Cout, Cin_g))
+    bias = b if b is not None else np.zeros(Cout, dtype)
+    out = np.empty((N, Cout, 1, Ho, Wo), dtype)
+    oflat = out.reshape(-1)
+    ntr = max(1, min(TH, _WINO_BLOCK_BYTES // max(1, 16 * Cin_g * TW * x.itemsize)))
+
+    def block(item):
+        n, grp, tr0, nb = item
+        T = nb * TW
+        Hp = 2 * nb + 2
+        xp = _par.scratch("wino_x", (Cin_g, Hp, Wp), dtype)
+        V = _par.scratch("wino_v", (16, Cin_g, T), dtype)
+        M = _par.scratch("wino_m", (16, Cout_g, T), dtype)
+        # the zero-padded input rows this block of tiles reads
+        y0 = 2 * tr0 - ph
+        r0 = min(max(-y0, 0), Hp)          # xp rows [r0, r1) hold input rows y0+r0 ...
+        r1 = max(r0, min(H - y0, Hp))
+        xp[:, :r0] = 0
+        xp[:, r1:] = 0
+        c1 = min(pw + W, Wp)
+        xp[:, r0:r1, :pw] = 0
+        xp[:, r0:r1, c1:] = 0
+        xp[:, r0:r1, pw:c1] = x[n, grp * Cin_g:(grp + 1) * Cin_g, 0, y0 + r0:y0 + r1, :c1 - pw]
+        K_.wino_input(xp.reshape(-1), Hp, Wp, nb, TW, V)
+        np.matmul(U[:, grp * Cout_g:(grp + 1) * Cout_g], V, out=M)
+        K_.wino_output(M, bias[grp * Cout_g:(grp + 1) * Cout_g], oflat,
+                       (n * Cout + grp * Cout_g) * Ho * Wo, Ho, Wo, tr0, nb, TW)
+
+    _par.run(block, [(n, grp, tr0, nb) for n in range(N) for grp in range(groups)
+                     for tr0, nb in _blocks(TH, ntr)], macs >= _PAR_MIN_MACS)
+    return out
+
+
+def conv_transpose3d(x, w, b, stride, padding, output_padding, dilation, groups):
+    """Transposed convolution like torch.nn.functional.conv_transpose3d.
+
+    GEMM (W^T x) into a column block, then col2im scatters it into the output. Work is
+    split over (image, group, output-channel chunk): disjoint outputs, so no races."""
+    from flexarray._kernels import nn_conv as K_
+
+    N, Cin, Di, Hi, Wi = x.shape
+    Cin_g = Cin // groups
+    Cout_g = w.shape[1]
+    ks = tuple(w.shape[2:])
+    Cout = Cout_g * groups
+    osp = tuple((n - 1) * s - 2 * p + d * (k - 1) + op + 1
+                for n, s, p, d, k, op in zip((Di, Hi, Wi), stride, padding, dilation, ks,
+                                             output_padding))
+    Do, Ho, Wo = osp
+    dtype = x.dtype
+    out = np.empty((N, Cout, Do, Ho, Wo), dtype)
+    out[...] = (b if b is not None else np.zeros(Cout, dtype))[:, None, None, None]
+    if out.size == 0 or Di * Hi * Wi == 0 or Cin_g == 0:
+        return out
+    kvol = ks[0] * ks[1] * ks[2]
+    # The adjoint of the forward conv (Cout_g channels of size osp) -> (Di, Hi, Wi).
+    g = geometry((N, Cout, Do, Ho, Wo), Cin, Cout_g, Cin_g, ks, stride, padding, dilation,
+                 (Di, Hi, Wi))
+    Pin = Di * Hi * Wi
+    macs = N * Cin * Pin * Cout_g * kvol
+    parallel = macs >= _PAR_MIN_MACS
+    nchunk = 1
+    if parallel and N * groups < _par.workers():
+        nchunk = min(Cout_g, _par.workers())
+    chunks = [(c0, min(Cout_g, c0 + -(-Cout_g // nchunk))) for c0 in range(0, Cout_g, -(-Cout_g // nchunk))]
+    x3 = x.reshape(N, Cin, Pin)
+    oflat = out.reshape(-1)
+    wmat = w.reshape(Cin, Cout_g * kvol)
+    Rmax = max(c1 - c0 for c0, c1 in chunks) * kvol
+    nq = max(1, min(Di * Hi, _COL_BLOCK_BYTES // max(1, Rmax * Wi * x.itemsize)))
+
+    def item_fn(item):
+        n, grp, c0, c1 = item
+        R = (c1 - c0) * kvol
+        wT = wmat[grp * Cin_g:(grp + 1) * Cin_g, c0 * kvol:c1 * kvol].T
+        xg = x3[n, grp * Cin_g:(grp + 1) * Cin_g]
+        ooff = (n * Cout + grp * Cout_g + c0) * Do * Ho * Wo
+        for q0, nqb in _blocks(Di * Hi, nq):
+            m = nqb * Wi
+            col = _par.scratch("col2im", (R, m), dtype)
+            np.matmul(wT, xg[:, q0 * Wi:q0 * Wi + m], out=col)
+            K_.col2im(col, g, c1 - c0, q0, nqb, oflat, ooff)
+
+    _par.run(item_fn, [(n, grp, c0, c1) for n in range(N) for grp in range(groups)
+                       for c0, c1 in chunks], parallel)
+    return out
