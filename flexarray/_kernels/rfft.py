@@ -462,69 +462,298 @@ CHUNK = 1 << 13     # complex elements of one lane-FFT chunk (64 KiB float32, 12
 
 
 @kernel
-def _rfft_row(x, base, es, out, obase, pl, s, pre, pim, qre, qim):
-    perm1, tw1r, tw1i, perm2, tw2r, tw2i, tw4r, tw4i, wr, wi = pl
-    n1 = perm1.shape[0]
-    n2 = perm2.shape[0]
+def _scratch(pl):
+    """Scratch arrays for one thread: lane block (pre, pim) and row buffers (qre, qim)."""
+    n1 = pl[0].shape[0]
+    n2 = pl[3].shape[0]
     nc = n1 * n2
-    _load_real(x, base, es, n1, n2, perm1, 0, n1, pre, pim)
-    _fft4(pre, pim, qre, qim, n1, n2, perm2, tw1r, tw1i, tw2r, tw2i, tw4r, tw4i, CHUNK)
-    _unpack_real(qre, qim, nc, 0, nc + 1, wr, wi, s, out, obase)
+    dt = pl[1].dtype
+    nb = nc if n2 > 1 else nc * lanes(pl[1])
+    return np.empty(nb, dt), np.empty(nb, dt), np.empty(nc + 1, dt), np.empty(nc + 1, dt)
 
 
 @kernel
-def _irfft_row(x, base, es, out, obase, pl, s, pre, pim, qre, qim):
+def _rfft_range(x, roffs, b0, b1, es, out, olen, pl, s, pre, pim, qre, qim):
+    """rfft of rows b0..b1-1: row b reads 2*nc reals x[roffs[b] + j*es] and writes nc+1
+    interleaved complex to out[b*olen:]. Rows of nc >= nl*nl run the four-step one by
+    one; shorter rows run nl at a time as the lanes of one block."""
     perm1, tw1r, tw1i, perm2, tw2r, tw2i, tw4r, tw4i, wr, wi = pl
     n1 = perm1.shape[0]
     n2 = perm2.shape[0]
     nc = n1 * n2
-    _load_complex(x, base, es, 0, nc + 1, qre, qim)
-    _pack_complex(qre, qim, nc, n1, n2, perm1, 0, n1, wr, wi, s, pre, pim)
-    _fft4(pim, pre, qim, qre, n1, n2, perm2, tw1r, tw1i, tw2r, tw2i, tw4r, tw4i, CHUNK)
-    _store_real(qre, qim, 0, nc, out, obase)
+    if n2 > 1:
+        for b in range(b0, b1):
+            _load_real(x, roffs[b], es, n1, n2, perm1, 0, n1, pre, pim)
+            _fft4(pre, pim, qre, qim, n1, n2, perm2, tw1r, tw1i, tw2r, tw2i, tw4r, tw4i, CHUNK)
+            _unpack_real(qre, qim, nc, 0, nc + 1, wr, wi, s, out, b * olen)
+        return
+    nl = lanes(pre)
+    for c0 in range(b0, b1, nl):
+        nb = min(nl, b1 - c0)
+        for v in range(nl):
+            if v < nb:
+                _load_real(x, roffs[c0 + v], es, nc, 1, perm1, 0, nc, qre, qim)
+            else:
+                qre[:] = 0
+                qim[:] = 0
+            for i in range(nc):
+                pre[i * nl + v] = qre[i]
+                pim[i * nl + v] = qim[i]
+        _fft_lanes(pre, pim, nc, nl, 0, nl, tw1r, tw1i)
+        for v in range(nb):
+            for i in range(nc):
+                qre[i] = pre[i * nl + v]
+                qim[i] = pim[i * nl + v]
+            _unpack_real(qre, qim, nc, 0, nc + 1, wr, wi, s, out, (c0 + v) * olen)
+
+
+@kernel
+def _irfft_range(x, roffs, b0, b1, es, out, olen, pl, s, pre, pim, qre, qim):
+    """irfft of rows b0..b1-1: row b reads nc+1 complex (float pairs at x[roffs[b] + k*es])
+    and writes 2*nc reals to out[b*olen:]."""
+    perm1, tw1r, tw1i, perm2, tw2r, tw2i, tw4r, tw4i, wr, wi = pl
+    n1 = perm1.shape[0]
+    n2 = perm2.shape[0]
+    nc = n1 * n2
+    if n2 > 1:
+        for b in range(b0, b1):
+            _load_complex(x, roffs[b], es, 0, nc + 1, qre, qim)
+            _pack_complex(qre, qim, nc, n1, n2, perm1, 0, n1, wr, wi, s, pre, pim)
+            _fft4(pim, pre, qim, qre, n1, n2, perm2, tw1r, tw1i, tw2r, tw2i, tw4r, tw4i, CHUNK)
+            _store_real(qre, qim, 0, nc, out, b * olen)
+        return
+    nl = lanes(pre)
+    zre = np.empty(nc, pre.dtype)
+    zim = np.empty(nc, pre.dtype)
+    for c0 in range(b0, b1, nl):
+        nb = min(nl, b1 - c0)
+        for v in range(nl):
+            if v < nb:
+                _load_complex(x, roffs[c0 + v], es, 0, nc + 1, qre, qim)
+                _pack_complex(qre, qim, nc, nc, 1, perm1, 0, nc, wr, wi, s, zre, zim)
+            else:
+                zre[:] = 0
+                zim[:] = 0
+            for i in range(nc):
+                pre[i * nl + v] = zre[i]
+                pim[i * nl + v] = zim[i]
+        _fft_lanes(pim, pre, nc, nl, 0, nl, tw1r, tw1i)
+        for v in range(nb):
+            for i in range(nc):
+                qre[i] = pre[i * nl + v]
+                qim[i] = pim[i * nl + v]
+            _store_real(qre, qim, 0, nc, out, (c0 + v) * olen)
 
 
 @kernel
 def rfft_rows(x, roffs, es, out, olen, pl, s):
-    """rfft of every row (four-step plan `pl`), serially. Row b reads x[roffs[b] + j*es]
-    and writes the interleaved complex out[b*olen : (b+1)*olen]."""
-    nc = pl[0].shape[0] * pl[3].shape[0]
-    dt = pl[1].dtype
-    pre, pim, qre, qim = (np.empty(nc, dt), np.empty(nc, dt), np.empty(nc + 1, dt), np.empty(nc + 1, dt))
-    for b in range(roffs.shape[0]):
-        _rfft_row(x, roffs[b], es, out, b * olen, pl, s, pre, pim, qre, qim)
-
-
-@parallel_kernel
-def rfft_rows_par(x, roffs, es, out, olen, pl, s, nchunks):
-    """rfft_rows with the rows split into nchunks parallel chunks."""
-    nc = pl[0].shape[0] * pl[3].shape[0]
-    dt = pl[1].dtype
-    nrows = roffs.shape[0]
-    for c in numba.prange(nchunks):
-        pre, pim, qre, qim = (np.empty(nc, dt), np.empty(nc, dt), np.empty(nc + 1, dt), np.empty(nc + 1, dt))
-        for b in range(c * nrows // nchunks, (c + 1) * nrows // nchunks):
-            _rfft_row(x, roffs[b], es, out, b * olen, pl, s, pre, pim, qre, qim)
+    """rfft of every row, serially (see _rfft_range)."""
+    pre, pim, qre, qim = _scratch(pl)
+    _rfft_range(x, roffs, 0, roffs.shape[0], es, out, olen, pl, s, pre, pim, qre, qim)
 
 
 @kernel
 def irfft_rows(x, roffs, es, out, olen, pl, s):
-    """irfft of every row: row b reads the half spectrum (float pairs at x[roffs[b] + k*es])
-    and writes 2*nc reals to out[b*olen : ...]."""
-    nc = pl[0].shape[0] * pl[3].shape[0]
-    dt = pl[1].dtype
-    pre, pim, qre, qim = (np.empty(nc, dt), np.empty(nc, dt), np.empty(nc + 1, dt), np.empty(nc + 1, dt))
-    for b in range(roffs.shape[0]):
-        _irfft_row(x, roffs[b], es, out, b * olen, pl, s, pre, pim, qre, qim)
+    """irfft of every row, serially (see _irfft_range)."""
+    pre, pim, qre, qim = _scratch(pl)
+    _irfft_range(x, roffs, 0, roffs.shape[0], es, out, olen, pl, s, pre, pim, qre, qim)
+
+
+@parallel_kernel
+def rfft_rows_par(x, roffs, es, out, olen, pl, s, nchunks):
+    """rfft_rows with the rows split into nchunks parallel chunks (lane-block aligned)."""
+    nl = lanes(pl[1])
+    nblk = (roffs.shape[0] + nl - 1) // nl
+    for c in numba.prange(nchunks):
+        pre, pim, qre, qim = _scratch(pl)
+        b0 = min(roffs.shape[0], c * nblk // nchunks * nl)
+        b1 = min(roffs.shape[0], (c + 1) * nblk // nchunks * nl)
+        _rfft_range(x, roffs, b0, b1, es, out, olen, pl, s, pre, pim, qre, qim)
 
 
 @parallel_kernel
 def irfft_rows_par(x, roffs, es, out, olen, pl, s, nchunks):
-    """irfft_rows with the rows split into nchunks parallel chunks."""
-    nc = pl[0].shape[0] * pl[3].shape[0]
-    dt = pl[1].dtype
-    nrows = roffs.shape[0]
+    """irfft_rows with the rows split into nchunks parallel chunks (lane-block aligned)."""
+    nl = lanes(pl[1])
+    nblk = (roffs.shape[0] + nl - 1) // nl
     for c in numba.prange(nchunks):
-        pre, pim, qre, qim = (np.empty(nc, dt), np.empty(nc, dt), np.empty(nc + 1, dt), np.empty(nc + 1, dt))
-        for b in range(c * nrows // nchunks, (c + 1) * nrows // nchunks):
-            _irfft_row(x, roffs[b], es, out, b * olen, pl, s, pre, pim, qre, qim)
+        pre, pim, qre, qim = _scratch(pl)
+        b0 = min(roffs.shape[0], c * nblk // nchunks * nl)
+        b1 = min(roffs.shape[0], (c + 1) * nblk // nchunks * nl)
+        _irfft_range(x, roffs, b0, b1, es, out, olen, pl, s, pre, pim, qre, qim)
+
+
+# ----------------------------------------------------------------------------------------
+# one huge row, every step split over threads
+
+@parallel_kernel
+def _fft4_par(pre, pim, qre, qim, n1, n2, perm2, tw1r, tw1i, tw2r, tw2i, tw4r, tw4i):
+    nl = lanes(pre)
+    c1 = max(nl, min(n2, CHUNK // n1 // nl * nl))
+    for c in numba.prange((n2 + c1 - 1) // c1):
+        _fft_lanes(pre, pim, n1, n2, c * c1, min(n2, c * c1 + c1), tw1r, tw1i)
+    nt = n1 // nl
+    for t in numba.prange(nt):
+        _twiddle_transpose(pre, pim, qre, qim, n1, n2, perm2, tw4r, tw4i, t, t + 1)
+    c2 = max(nl, min(n1, CHUNK // n2 // nl * nl))
+    for c in numba.prange((n1 + c2 - 1) // c2):
+        _fft_lanes(qre, qim, n2, n1, c * c2, min(n1, c * c2 + c2), tw2r, tw2i)
+
+
+ROWS_PER_TASK = 64      # four-step block rows per parallel task in load / pack
+
+
+@parallel_kernel
+def rfft_big(x, roffs, es, out, olen, pl, s):
+    """rfft of each (long, four-step) row in turn, every step of a row in parallel."""
+    perm1, tw1r, tw1i, perm2, tw2r, tw2i, tw4r, tw4i, wr, wi = pl
+    n1 = perm1.shape[0]
+    n2 = perm2.shape[0]
+    nc = n1 * n2
+    pre, pim, qre, qim = _scratch(pl)
+    nt = (n1 + ROWS_PER_TASK - 1) // ROWS_PER_TASK
+    nk = (nc + 1 + ROWS_PER_TASK * n2 - 1) // (ROWS_PER_TASK * n2)
+    for b in range(roffs.shape[0]):
+        for t in numba.prange(nt):
+            _load_real(x, roffs[b], es, n1, n2, perm1, t * ROWS_PER_TASK,
+                       min(n1, (t + 1) * ROWS_PER_TASK), pre, pim)
+        _fft4_par(pre, pim, qre, qim, n1, n2, perm2, tw1r, tw1i, tw2r, tw2i, tw4r, tw4i)
+        for t in numba.prange(nk):
+            _unpack_real(qre, qim, nc, t * ROWS_PER_TASK * n2,
+                         min(nc + 1, (t + 1) * ROWS_PER_TASK * n2), wr, wi, s, out, b * olen)
+
+
+@parallel_kernel
+def irfft_big(x, roffs, es, out, olen, pl, s):
+    """irfft of each (long, four-step) row in turn, every step of a row in parallel."""
+    perm1, tw1r, tw1i, perm2, tw2r, tw2i, tw4r, tw4i, wr, wi = pl
+    n1 = perm1.shape[0]
+    n2 = perm2.shape[0]
+    nc = n1 * n2
+    pre, pim, qre, qim = _scratch(pl)
+    nt = (n1 + ROWS_PER_TASK - 1) // ROWS_PER_TASK
+    step = ROWS_PER_TASK * n2
+    nk = (nc + 1 + step - 1) // step
+    for b in range(roffs.shape[0]):
+        for t in numba.prange(nk):
+            _load_complex(x, roffs[b], es, t * step, min(nc + 1, (t + 1) * step), qre, qim)
+        for t in numba.prange(nt):
+            _pack_complex(qre, qim, nc, n1, n2, perm1, t * ROWS_PER_TASK,
+                          min(n1, (t + 1) * ROWS_PER_TASK), wr, wi, s, pre, pim)
+        _fft4_par(pim, pre, qim, qre, n1, n2, perm2, tw1r, tw1i, tw2r, tw2i, tw4r, tw4i)
+        for t in numba.prange(nk):
+            _store_real(qre, qim, t * step, min(nc, (t + 1) * step), out, b * olen)
+
+
+# ----------------------------------------------------------------------------------------
+# NumPy-level entry points
+
+_NORMS = ("backward", "ortho", "forward")
+PAR_MIN_WORK = 1 << 15      # reals per call below which one thread is faster
+BIG_MIN_NC = 1 << 14        # complex length from which a lone row is split over threads
+
+
+def _is_pow2(n):
+    return n >= 2 and n & (n - 1) == 0
+
+
+def _scale(norm, n, inverse):
+    if norm == "ortho":
+        return 1.0 / math.sqrt(n)
+    return 1.0 / n if (norm == "forward") != inverse else 1.0
+
+
+def _rows(v):
+    """(flat, row offsets, element stride) of the last axis of v, in elements of v.dtype.
+
+    `flat` is a read-only 1-D view of the memory span of v (no copy). Row b of
+    v.reshape(-1, n) starts at flat[offsets[b]].
+    """
+    isz = v.dtype.itemsize
+    if any(st % isz for st in v.strides):
+        v = np.ascontiguousarray(v)
+    strides = [st // isz if sh > 1 else 0 for sh, st in zip(v.shape, v.strides)]
+    low = sum((sh - 1) * st for sh, st in zip(v.shape, strides) if st < 0)
+    span = 1 + sum((sh - 1) * abs(st) for sh, st in zip(v.shape, strides))
+    start = v[tuple(slice(None, None, -1) if st < 0 else slice(None) for st in strides)]
+    flat = np.lib.stride_tricks.as_strided(start, shape=(span,), strides=(isz,))
+    flat.flags.writeable = False
+    offs = np.full(1, -low, dtype=np.int64)
+    for sh, st in zip(v.shape[:-1], strides[:-1]):
+        offs = (offs[:, None] + st * np.arange(sh, dtype=np.int64)[None, :]).ravel()
+    return flat, offs, strides[-1]
+
+
+def _launch(kind, flat, offs, es, out, olen, nc, dtype, scale):
+    pl = get_plan(nc, dtype)
+    tup = (pl.perm1, pl.tw1r, pl.tw1i, pl.perm2, pl.tw2r, pl.tw2i, pl.tw4r, pl.tw4i,
+           pl.wr, pl.wi)
+    nrows = offs.shape[0]
+    nthreads = numba.get_num_threads()
+    serial, rows_par, big = {
+        "rfft": (rfft_rows, rfft_rows_par, rfft_big),
+        "irfft": (irfft_rows, irfft_rows_par, irfft_big)}[kind]
+    if nthreads < 2 or nrows * nc * 2 < PAR_MIN_WORK:
+        serial(flat, offs, es, out, olen, tup, scale)
+    elif pl.rowwise and nc >= BIG_MIN_NC and nrows < 2 * nthreads:
+        big(flat, offs, es, out, olen, tup, scale)
+    else:
+        nl = _nlanes(dtype)
+        nblk = nrows if pl.rowwise else (nrows + nl - 1) // nl
+        rows_par(flat, offs, es, out, olen, tup, scale, min(nthreads, nblk))
+
+
+def _last_axis(a, axis, m, n, fill):
+    """a with `axis` moved last and cut or zero-padded to length n along it."""
+    v = np.moveaxis(a, axis, -1)
+    if m >= n:
+        return v[..., :n]
+    w = np.zeros(v.shape[:-1] + (n,), v.dtype)
+    w[..., :m] = v
+    return w
+
+
+def rfft(a, n=None, axis=-1, norm="backward"):
+    """Real-input FFT along `axis` (NumPy semantics): float32 -> complex64,
+    float64 -> complex128. Any strides; power-of-two n use the Numba kernel."""
+    a = np.asarray(a)
+    if a.dtype not in (np.float32, np.float64):
+        a = a.astype(np.float32 if a.dtype == np.float16 else np.float64)
+    axis = axis % a.ndim
+    m = a.shape[axis]
+    n = m if n is None else n
+    if not _is_pow2(n):
+        # pocketfft through NumPy for the other sizes: see docs/fft.md for the
+        # measurement against a Bluestein path on the power-of-two kernel.
+        return np.fft.rfft(a, n, axis, norm)
+    v = _last_axis(a, axis, m, n, 0)
+    cdt = np.result_type(a.dtype, np.complex64)
+    nc = n // 2
+    out = np.empty(v.shape[:-1] + (nc + 1,), cdt)
+    if out.size:
+        flat, offs, es = _rows(v)
+        _launch("rfft", flat, offs, es, out.reshape(-1).view(a.dtype), 2 * (nc + 1), nc,
+                a.dtype, _scale(norm, n, False))
+    return np.moveaxis(out, -1, axis)
+
+
+def irfft(a, n=None, axis=-1, norm="backward"):
+    """Inverse of :func:`rfft` (NumPy semantics): complex64 -> float32,
+    complex128 -> float64; n defaults to 2*(m-1)."""
+    a = np.asarray(a)
+    if a.dtype not in (np.complex64, np.complex128):
+        a = a.astype(np.complex64 if a.dtype in (np.float16, np.float32) else np.complex128)
+    axis = axis % a.ndim
+    m = a.shape[axis]
+    n = 2 * (m - 1) if n is None else n
+    if not _is_pow2(n):
+        return np.fft.irfft(a, n, axis, norm)
+    nc = n // 2
+    v = _last_axis(a, axis, m, nc + 1, 0)
+    rdt = a.real.dtype
+    out = np.empty(v.shape[:-1] + (n,), rdt)
+    if out.size:
+        flat, offs, es = _rows(v)
+        _launch("irfft", flat.view(rdt), 2 * offs, 2 * es, out.reshape(-1), n, nc, rdt,
+                _scale(norm, n, True))
+    return np.moveaxis(out, -1, axis)
