@@ -26,6 +26,8 @@ __all__ = ["broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "ex
 
 def as_int(v, func: str, name: str) -> int:
     """``v`` as a Python int (bools refused); TypeError naming the argument otherwise."""
+    if type(v) is int:
+        return v
     if isinstance(v, (builtins.bool, np.bool_)):
         raise TypeError(f"{func}: '{name}' must be an int, got a bool ({v!r})")
     try:
@@ -37,7 +39,9 @@ def as_int(v, func: str, name: str) -> int:
 def int_tuple(v, func: str, name: str) -> tuple:
     """An int or a tuple/list of ints as a tuple of Python ints."""
     if isinstance(v, (tuple, list)):
-        return tuple(as_int(e, func, name) for e in v)
+        if type(v) is tuple and all(type(e) is int for e in v):
+            return v
+        return tuple([as_int(e, func, name) for e in v])
     return (as_int(v, func, name),)
 
 
@@ -71,6 +75,8 @@ def check_bool(v, func: str, name: str) -> builtins.bool:
 
 def broadcast_shape_of(shapes, func: str, what: str = "shapes") -> tuple:
     """The broadcast shape of ``shapes``; ValueError naming the clashing sizes otherwise."""
+    if all(s == shapes[0] for s in shapes):
+        return tuple(shapes[0]) if shapes else ()
     ndim = builtins.max((len(s) for s in shapes), default=0)
     out = []
     for i in range(-ndim, 0):

@@ -157,4 +157,5 @@ def where(condition, x1, x2, /):
     shapes = [condition.shape] + [v.shape for v in (x1, x2) if isinstance(v, Array)]
     broadcast_shape_of(shapes, "where", "'condition', 'x1' and 'x2' of shapes")
     a1, a2 = _where_operand(x1, dt, "x1"), _where_operand(x2, dt, "x2")
-    return wrap(np.asarray(np.where(condition._arr, a1, a2), dt.np))
+    r = np.where(condition._arr, a1, a2)
+    return wrap(r if r.dtype == dt.np else r.astype(dt.np))
