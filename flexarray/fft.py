@@ -1,0 +1,301 @@
+"""The fft extension (Array API 2025.12): 14 functions.
+
+``rfft``/``irfft`` (and the last axis of ``rfftn``/``irfftn``, and ``hfft``/``ihfft``) run
+flexarray's own Numba real FFT for power-of-two lengths: radix-4/2 butterflies on SIMD
+lanes, batches and huge transforms split over threads (see docs/fft.md). Everything else,
+and the other lengths, is pocketfft through NumPy.
+
+Precision follows the input: float32 -> complex64 -> float32, float64 -> complex128 ->
+float64, never silently upcast. float16/bfloat16 input computes in float32. Transforms of
+complex input also accept real floating input (taken as complex of the same precision);
+integer and boolean input raise TypeError (cast with ``astype`` first).
+
+``norm`` is "backward" (default: the inverse scales by 1/n), "ortho" (both by 1/sqrt(n))
+or "forward" (the forward transform scales by 1/n).
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from . import _dtypes as _dt
+from ._array import Array, wrap
+from ._device import check_device
+from ._helpers import check_array, normalize_axis
+
+__all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft",
+           "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+
+_NORMS = ("backward", "ortho", "forward")
+_SWAP = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
+_COMPLEX = {"f": np.complex64, "d": np.complex128}
+
+
+# --- argument checks ---------------------------------------------------------------------
+
+def _norm(func, norm):
+    if norm not in _NORMS:
+        raise ValueError(f"{func}: norm must be one of 'backward', 'ortho', 'forward', "
+                         f"got {norm!r}")
+    return norm
+
+
+def _int(func, name, v):
+    if isinstance(v, bool):
+        raise TypeError(f"{func}: '{name}' must be an integer, got a bool")
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError(f"{func}: '{name}' must be an integer, got "
+                        f"{type(v).__name__}") from None
+
+
+def _length(func, name, v, default):
+    """A transform length: `default` when None; ValueError below 1."""
+    n = default if v is None else _int(func, name, v)
+    if n < 1:
+        hint = " (the default for this input); pass n explicitly" if v is None else ""
+        raise ValueError(f"{func}: the transform length {name}={n}{hint} is invalid; "
+                         f"it must be >= 1")
+    return n
+
+
+def _real_input(func, x):
+    """NumPy view of a real floating x (float16/bfloat16 computed in float32)."""
+    d = x.dtype
+    if not _dt.is_real_floating(d):
+        raise TypeError(f"{func}: x must have a real floating-point dtype, got {d}"
+                        + ("; use fft/fftn for complex input" if _dt.is_complex(d) else
+                           "; cast it first, e.g. astype(x, flexarray.float64)"))
+    a = x._arr
+    return a if a.dtype in (np.float32, np.float64) else a.astype(np.float32)
+
+
+def _complex_input(func, x):
+    """NumPy view of a floating x as complex of the same precision."""
+    d = x.dtype
+    if not _dt.is_floating(d):
+        raise TypeError(f"{func}: x must have a floating-point (preferably complex) dtype, "
+                        f"got {d}; cast it first, e.g. astype(x, flexarray.complex128)")
+    a = x._arr
+    if a.dtype in (np.complex64, np.complex128):
+        return a
+    return a.astype(np.complex128 if a.dtype == np.float64 else np.complex64)
+
+
+def _axes(func, x, s, axes):
+    """(s, axes) of an n-dimensional transform, both lists; s entries resolved."""
+    nd = x.ndim
+    if axes is None:
+        if s is not None:
+            raise ValueError(f"{func}: 's' was given without 'axes'; pass 'axes' too "
+                             f"(the standard requires both)")
+        ax = list(range(nd))
+    else:
+        if isinstance(axes, (int, np.integer)) or not hasattr(axes, "__iter__"):
+            raise TypeError(f"{func}: 'axes' must be a sequence of integers, got "
+                            f"{type(axes).__name__}")
+        ax = [normalize_axis(_int(func, "axes", a), nd, func, "axes") for a in axes]
+        if len(set(ax)) != len(ax):
+            raise ValueError(f"{func}: 'axes' has repeated axes: {list(axes)}; give each "
+                             f"axis at most once")
+    if s is None:
+        return None, ax
+    if not hasattr(s, "__iter__"):
+        raise TypeError(f"{func}: 's' must be a sequence of integers, got {type(s).__name__}")
+    s = [_int(func, "s", v) for v in s]
+    if len(s) != len(ax):
+        raise ValueError(f"{func}: 's' has {len(s)} entries but 'axes' has {len(ax)}; "
+                         f"give one length per transformed axis")
+    out = []
+    for v, a in zip(s, ax):
+        v = x.shape[a] if v == -1 else v
+        if v < 1:
+            raise ValueError(f"{func}: s={s} holds an invalid length {v}; lengths must be "
+                             f">= 1 (or -1 for the input's size along the axis)")
+        out.append(v)
+    return out, ax
+
+
+# --- the kernels -------------------------------------------------------------------------
+
+def _rfft_np(a, n, axis, norm):
+    from ._kernels import rfft as _k
+    return _k.rfft(a, n, axis, norm)
+
+
+def _irfft_np(a, n, axis, norm):
+    from ._kernels import rfft as _k
+    return _k.irfft(a, n, axis, norm)
+
+
+# --- one-dimensional ---------------------------------------------------------------------
+
+def _c2c(func, npfunc, x, n, axis, norm):
+    check_array(x, func)
+    a = _complex_input(func, x)
+    axis = normalize_axis(axis, x.ndim, func)
+    n = _length(func, "n", n, a.shape[axis])
+    return wrap(npfunc(a, n, axis, _norm(func, norm)))
+
+
+def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+    """One-dimensional discrete Fourier transform along `axis` (cut or zero-padded to n)."""
+    return _c2c("fft", np.fft.fft, x, n, axis, norm)
+
+
+def ifft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+    """One-dimensional inverse discrete Fourier transform along `axis`."""
+    return _c2c("ifft", np.fft.ifft, x, n, axis, norm)
+
+
+def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+    """Real-input FFT along `axis`: n//2 + 1 complex outputs (float32 -> complex64)."""
+    check_array(x, "rfft")
+    a = _real_input("rfft", x)
+    axis = normalize_axis(axis, x.ndim, "rfft")
+    n = _length("rfft", "n", n, a.shape[axis])
+    return wrap(_rfft_np(a, n, axis, _norm("rfft", norm)))
+
+
+def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+    """Inverse of :func:`rfft`: n real outputs (default n = 2*(m-1), m = x.shape[axis])."""
+    check_array(x, "irfft")
+    a = _complex_input("irfft", x)
+    axis = normalize_axis(axis, x.ndim, "irfft")
+    n = _length("irfft", "n", n, 2 * (a.shape[axis] - 1))
+    return wrap(_irfft_np(a, n, axis, _norm("irfft", norm)))
+
+
+def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+    """FFT of a signal with Hermitian symmetry given by its first half: n real outputs
+    (default n = 2*(m-1))."""
+    check_array(x, "hfft")
+    a = _complex_input("hfft", x)
+    axis = normalize_axis(axis, x.ndim, "hfft")
+    n = _length("hfft", "n", n, 2 * (a.shape[axis] - 1))
+    return wrap(_irfft_np(np.conjugate(a), n, axis, _SWAP[_norm("hfft", norm)]))
+
+
+def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+    """Inverse of :func:`hfft` for real input: n//2 + 1 complex outputs."""
+    check_array(x, "ihfft")
+    a = _real_input("ihfft", x)
+    axis = normalize_axis(axis, x.ndim, "ihfft")
+    n = _length("ihfft", "n", n, a.shape[axis])
+    out = _rfft_np(a, n, axis, _SWAP[_norm("ihfft", norm)])
+    np.conjugate(out, out=out)
+    return wrap(out)
+
+
+# --- n-dimensional -----------------------------------------------------------------------
+
+def _c2cn(func, npfunc, x, s, axes, norm):
+    check_array(x, func)
+    a = _complex_input(func, x)
+    s, ax = _axes(func, x, s, axes)
+    _norm(func, norm)
+    if not ax:
+        return wrap(a.copy())
+    return wrap(npfunc(a, s, ax, norm))
+
+
+def fftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
+    """n-dimensional discrete Fourier transform over `axes` (all by default)."""
+    return _c2cn("fftn", np.fft.fftn, x, s, axes, norm)
+
+
+def ifftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
+    """n-dimensional inverse discrete Fourier transform over `axes` (all by default)."""
+    return _c2cn("ifftn", np.fft.ifftn, x, s, axes, norm)
+
+
+def rfftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
+    """n-dimensional real-input FFT: rfft along the last of `axes`, then fft along the
+    others (norm over the whole logical size prod(s))."""
+    check_array(x, "rfftn")
+    a = _real_input("rfftn", x)
+    s, ax = _axes("rfftn", x, s, axes)
+    _norm("rfftn", norm)
+    if not ax:
+        return wrap(a.astype(_COMPLEX[a.dtype.char]))
+    s = [a.shape[i] for i in ax] if s is None else s
+    out = _rfft_np(a, s[-1], ax[-1], norm)
+    if len(ax) > 1:
+        out = np.fft.fftn(out, s[:-1], ax[:-1], norm)
+    return wrap(out)
+
+
+def irfftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
+    """Inverse of :func:`rfftn`: ifft along all but the last of `axes`, then irfft along
+    the last (default length 2*(m-1))."""
+    check_array(x, "irfftn")
+    a = _complex_input("irfftn", x)
+    s, ax = _axes("irfftn", x, s, axes)
+    _norm("irfftn", norm)
+    if not ax:
+        return wrap(a.real.copy())
+    if s is None:
+        s = [a.shape[i] for i in ax]
+        s[-1] = 2 * (s[-1] - 1)
+        if s[-1] < 1:
+            raise ValueError(f"irfftn: the default output length 2*(m-1) is {s[-1]} for "
+                             f"m={a.shape[ax[-1]]} along axis {ax[-1]}; pass 's' and 'axes'")
+    if len(ax) > 1:
+        a = np.fft.ifftn(a, s[:-1], ax[:-1], norm)
+    return wrap(_irfft_np(a, s[-1], ax[-1], norm))
+
+
+# --- helpers -----------------------------------------------------------------------------
+
+def _freq_args(func, n, d, dtype, device):
+    n = _int(func, "n", n)
+    if n < 1:
+        raise ValueError(f"{func}: the window length n must be >= 1, got {n}")
+    check_device(device, func)
+    if dtype is None:
+        dtype = _dt.default_float
+    elif not isinstance(dtype, _dt.DType) or not _dt.is_real_floating(dtype):
+        raise ValueError(f"{func}: dtype must be a real floating-point dtype "
+                         f"(flexarray.float32 or flexarray.float64), got {dtype!r}")
+    if isinstance(d, bool) or not isinstance(d, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{func}: the sample spacing d must be a real number, got "
+                        f"{type(d).__name__}")
+    return n, float(d), dtype
+
+
+def fftfreq(n: int, /, *, d: float = 1.0, dtype=None, device=None) -> Array:
+    """Sample frequencies of a length-n FFT: [0, 1, ..., -2, -1] / (d*n)."""
+    n, d, dtype = _freq_args("fftfreq", n, d, dtype, device)
+    k = np.concatenate([np.arange(0, (n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
+    return wrap((k / (n * d)).astype(dtype.np))
+
+
+def rfftfreq(n: int, /, *, d: float = 1.0, dtype=None, device=None) -> Array:
+    """Sample frequencies of a length-n rfft: [0, 1, ..., n//2] / (d*n)."""
+    n, d, dtype = _freq_args("rfftfreq", n, d, dtype, device)
+    return wrap((np.arange(0, n // 2 + 1) / (n * d)).astype(dtype.np))
+
+
+def _shift(func, x, axes, inverse):
+    check_array(x, func)
+    if axes is None:
+        ax = list(range(x.ndim))
+    elif isinstance(axes, (int, np.integer)) and not isinstance(axes, bool):
+        ax = [normalize_axis(axes, x.ndim, func, "axes")]
+    else:
+        _, ax = _axes(func, x, None, axes)
+    a = x._arr
+    shift = [-(a.shape[i] // 2) if inverse else a.shape[i] // 2 for i in ax]
+    return wrap(np.roll(a, shift, ax) if ax else a.copy())
+
+
+def fftshift(x: Array, /, *, axes=None) -> Array:
+    """Move the zero-frequency term to the centre along `axes` (all by default)."""
+    return _shift("fftshift", x, axes, False)
+
+
+def ifftshift(x: Array, /, *, axes=None) -> Array:
+    """Inverse of :func:`fftshift` (differs from it by one sample for odd lengths)."""
+    return _shift("ifftshift", x, axes, True)
