@@ -1,0 +1,276 @@
+"""Shared low-level pieces of the kernel families: half-precision converters and layout prep.
+
+Converters (usable inside kernels; all vectorize):
+
+- ``f16_load(u16) -> float32`` / ``f16_store(float32) -> uint16``: IEEE float16 through
+  LLVM ``fpext``/``fptrunc`` (F16C ``vcvtph2ps``/``vcvtps2ph``), with a NaN fix-up so that the
+  bits match NumPy's software conversion exactly (the hardware quiets signaling NaNs, NumPy
+  keeps them).
+- ``bf16_load(u16) -> float32`` / ``bf16_store(float32) -> uint16``: bfloat16 is the upper 16
+  bits of a float32; storing rounds to nearest even and maps every NaN to ml_dtypes' canonical
+  quiet NaN (``0x7fc0`` with the sign kept), bit-exact with ``ml_dtypes``.
+
+Layout prep (plain Python, ~5 us):
+
+- :func:`flat_view` turns any NumPy view (negative and zero strides included) into a flat
+  1-D buffer, an element offset and element strides.
+- :func:`plan` sorts, flips and coalesces the dimensions of several operands sharing one
+  iteration shape and pads them to a fixed rank, so that a kernel compiles once per dtype.
+- :func:`serial_and_parallel` builds a serial and a ``parallel=True`` dispatcher from one
+  module-level body (distinct cache entries; Numba's disk cache keys on the qualified name).
+"""
+import os
+import threading
+import types as _types
+
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core.imputils import impl_ret_borrowed
+from numba.extending import intrinsic, register_jitable
+
+from flexarray._kernels import kernel, parallel_kernel
+
+__all__ = ["f16_load", "f16_store", "bf16_load", "bf16_store", "f32_bits", "bits_f32",
+           "as_readonly", "flat_view", "plan", "serial_and_parallel", "run_split", "RANK",
+           "NTHREADS"]
+
+RANK = 4  # kernels take shape/stride tuples of exactly this length
+
+
+# ---------------------------------------------------------------- bit casts and converters
+@intrinsic
+def _fpext_half(typingctx, u):
+    def codegen(context, builder, signature, args):
+        return builder.fpext(builder.bitcast(args[0], ir.HalfType()), ir.FloatType())
+    return types.float32(types.uint16), codegen
+
+
+@intrinsic
+def _fptrunc_half(typingctx, f):
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(builder.fptrunc(args[0], ir.HalfType()), ir.IntType(16))
+    return types.uint16(types.float32), codegen
+
+
+@intrinsic
+def f32_bits(typingctx, f):
+    """Reinterpret a float32 as uint32."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(32))
+    return types.uint32(types.float32), codegen
+
+
+@intrinsic
+def bits_f32(typingctx, u):
+    """Reinterpret a uint32 as float32."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.FloatType())
+    return types.float32(types.uint32), codegen
+
+
+@intrinsic
+def as_readonly(typingctx, arr):
+    """The same array typed read-only, so scratch and input views unify to one type."""
+    rtype = arr.copy(readonly=True)
+
+    def codegen(context, builder, signature, args):
+        return impl_ret_borrowed(context, builder, rtype, args[0])
+    return rtype(arr), codegen
+
+
+@register_jitable
+def f16_load(u):
+    """float16 bits -> float32 (exact; signaling NaNs kept as NumPy keeps them)."""
+    x = _fpext_half(u)
+    # The hardware sets the quiet bit of a NaN; NumPy copies it from the half. Written as a
+    # select (a branch here stops vectorization: 5x slower).
+    b = f32_bits(x)
+    kept = bits_f32((b & np.uint32(0xFFBFFFFF)) | (np.uint32(u & 0x0200) << np.uint32(13)))
+    return kept if x != x else x
+
+
+@register_jitable
+def f16_store(x):
+    """float32 -> float16 bits, round to nearest even (NaN payloads as NumPy truncates them)."""
+    h = _fptrunc_half(x)
+    b = f32_bits(x)
+    n = np.uint16(((b >> np.uint32(16)) & np.uint32(0x8000)) | np.uint32(0x7C00)
+                  | ((b >> np.uint32(13)) & np.uint32(0x03FF)))
+    n = np.uint16(n | np.uint16((n & 0x03FF) == 0))  # a NaN must stay a NaN
+    return n if x != x else h
+
+
+@register_jitable
+def bf16_load(u):
+    """bfloat16 bits -> float32 (exact)."""
+    return bits_f32(np.uint32(u) << np.uint32(16))
+
+
+@register_jitable
+def bf16_store(x):
+    """float32 -> bfloat16 bits, round to nearest even; NaN -> quiet NaN 0x7fc0 (sign kept)."""
+    b = f32_bits(x)
+    if x != x:
+        return np.uint16(((b >> np.uint32(16)) & np.uint32(0x8000)) | np.uint32(0x7FC0))
+    return np.uint16((b + np.uint32(0x7FFF) + ((b >> np.uint32(16)) & np.uint32(1)))
+                     >> np.uint32(16))
+
+
+# ---------------------------------------------------------------- dispatcher pairs
+def serial_and_parallel(body, **options):
+    """Return ``(serial, parallel)`` dispatchers compiled from one module-level ``body``.
+
+    The body uses ``numba.prange`` (a plain ``range`` in the serial build). Each build gets its
+    own qualified name so the two never share a disk-cache entry.
+    """
+    out = []
+    for suffix, deco in (("_serial", kernel), ("_parallel", parallel_kernel)):
+        name = body.__name__ + suffix
+        fn = _types.FunctionType(body.__code__, body.__globals__, name,
+                                 body.__defaults__, body.__closure__)
+        fn.__qualname__ = name
+        fn.__module__ = body.__module__
+        fn.__doc__ = body.__doc__
+        out.append(deco(**options)(fn))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------- threads
+try:
+    NTHREADS = len(os.sched_getaffinity(0))
+except AttributeError:  # pragma: no cover - not Linux
+    NTHREADS = os.cpu_count() or 1
+_pool = None
+_pool_lock = threading.Lock()
+
+
+def _get_pool():
+    global _pool
+    if _pool is None:
+        with _pool_lock:
+            if _pool is None:
+                from concurrent.futures import ThreadPoolExecutor
+                _pool = ThreadPoolExecutor(max_workers=max(NTHREADS - 1, 1),
+                                           thread_name_prefix="flexarray-kernel")
+    return _pool
+
+
+def run_split(fn, args, total, nthreads):
+    """Run ``fn(*args, lo, hi)`` over the work items ``[0, total)`` on ``nthreads`` threads.
+
+    ``fn`` is a ``nogil`` serial kernel; the calling thread takes the first share. Python
+    threads instead of ``parallel=True`` keep one compiled specialization per kernel (a
+    parallel build compiles 2-3x longer) and cost ~20-40 us per call, so callers use it only
+    above a measured size.
+    """
+    nthreads = max(1, min(nthreads, total))
+    if nthreads == 1:
+        fn(*args, 0, total)
+        return
+    bounds = [total * i // nthreads for i in range(nthreads + 1)]
+    pool = _get_pool()
+    futures = [pool.submit(fn, *args, bounds[i], bounds[i + 1]) for i in range(1, nthreads)]
+    try:
+        fn(*args, bounds[0], bounds[1])
+    finally:
+        for f in futures:
+            f.result()
+
+
+# ---------------------------------------------------------------- layout prep
+def _address(a):
+    return a.__array_interface__["data"][0]
+
+
+def flat_view(a, readonly=False):
+    """``(flat, offset, strides)`` with ``a[i, j, ...] == flat[offset + i*s0 + j*s1 + ...]``.
+
+    ``flat`` is a 1-D C-contiguous array of ``a.dtype`` covering ``a``'s memory, ``offset`` and
+    ``strides`` count elements (strides may be negative or zero). With ``readonly=True`` the
+    flat array is a read-only view, so every input has the same Numba type. Returns ``None``
+    when a stride is not a multiple of the item size (the caller copies first).
+    """
+    it = a.itemsize
+    strides = a.strides
+    est = []
+    for s in strides:
+        q, r = divmod(s, it)
+        if r:
+            return None
+        est.append(q)
+    if a.size == 0:
+        flat = np.empty(0, a.dtype)
+        return flat, 0, tuple(est)
+    if a.flags.c_contiguous or a.flags.f_contiguous:
+        flat, off = a.ravel(order="K"), 0
+    else:
+        owner = a
+        while isinstance(owner.base, np.ndarray):
+            owner = owner.base
+        flat = None
+        if owner.dtype == a.dtype and (owner.flags.c_contiguous or owner.flags.f_contiguous):
+            off, r = divmod(_address(a) - _address(owner), it)
+            if not r:
+                flat = owner.ravel(order="K")
+        if flat is None:  # foreign or odd owner: a flat window from the lowest address
+            low = sum((n - 1) * s for n, s in zip(a.shape, est) if s < 0)
+            span = 1 + sum((n - 1) * abs(s) for n, s in zip(a.shape, est))
+            first = a[tuple(n - 1 if s < 0 else 0 for n, s in zip(a.shape, est)) + (Ellipsis,)]
+            flat = np.lib.stride_tricks.as_strided(first, (span,), (it,))
+            off = -low
+    if readonly:
+        if flat.flags.writeable:
+            flat = flat.view()
+            flat.flags.writeable = False
+    elif not flat.flags.writeable:
+        raise ValueError("flat_view: the output array is read-only")
+    return flat, off, tuple(est)
+
+
+def plan(shape, strides, offsets, rank=RANK):
+    """Sort, flip and coalesce the dims shared by several operands; pad to ``rank``.
+
+    ``shape``: the iteration shape. ``strides``: one tuple of element strides per operand
+    (0 for broadcast dims), the first operand (usually the output) decides the order: its
+    strides are made non-negative and sorted by decreasing size, so the last dim is the
+    innermost. ``offsets``: element offsets, adjusted for flipped dims.
+
+    Returns ``(shape, strides, offsets)`` as tuples of length ``rank`` (leading dims padded
+    with size 1, stride 0), or ``None`` when more than ``rank`` dims remain (the caller loops
+    over the leading dims in Python), plus the empty case ``(shape with a 0, ...)``.
+    """
+    nops = len(strides)
+    offsets = list(offsets)
+    dims = [d for d in range(len(shape)) if shape[d] != 1]
+    if any(shape[d] == 0 for d in dims):
+        zero = (0,) + (1,) * (rank - 1)
+        return zero, tuple((0,) * rank for _ in range(nops)), tuple(offsets)
+    st = [list(s) for s in strides]
+    # flip dims in which the primary operand runs backwards (all operands together)
+    for d in dims:
+        if st[0][d] < 0:
+            n = shape[d]
+            for k in range(nops):
+                offsets[k] += (n - 1) * st[k][d]
+                st[k][d] = -st[k][d]
+    # sort: decreasing |stride| of the primary operand, then of the others
+    dims.sort(key=lambda d: tuple(-abs(st[k][d]) for k in range(nops)))
+    sh = []
+    ss = [[] for _ in range(nops)]
+    for d in dims:
+        n = shape[d]
+        if sh and all(ss[k][-1] == st[k][d] * n for k in range(nops)):
+            sh[-1] *= n
+            for k in range(nops):
+                ss[k][-1] = st[k][d]
+            continue
+        sh.append(n)
+        for k in range(nops):
+            ss[k].append(st[k][d])
+    if len(sh) > rank:
+        return None
+    pad = rank - len(sh)
+    shape_out = (1,) * pad + tuple(sh)
+    strides_out = tuple((0,) * pad + tuple(s) for s in ss)
+    return shape_out, strides_out, tuple(offsets)
