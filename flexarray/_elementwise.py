@@ -208,7 +208,8 @@ def _ufunc(func, args, out, dtype):
 def _compute(name, func, args, dt, out=None):
     """Apply ``func`` to NumPy operands whose promoted dtype is ``dt``."""
     if dt.np in _HALF_NP:  # compute in float32, round once
-        r = _guarded(name, func, args, None, np.float32)
+        wide = tuple(a.astype(np.float32) if isinstance(a, np.ndarray) else a for a in args)
+        r = _guarded(name, func, wide, None, None)
         if r.dtype.kind == "f":
             r = r.astype(dt.np)
         if out is not None:

@@ -1,0 +1,215 @@
+"""Every elementwise function against NumPy over random dtypes, shapes and layouts."""
+import math
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import flexarray as xp
+from strategies import DTYPES, KINDS, layouts, np_values, shapes, to_np
+
+
+def _floor_divide(a, b):
+    """The standard's floor_divide: an infinity beside a finite number divides exactly."""
+    r = np.floor_divide(a, b)
+    if r.dtype.kind == "f":
+        r = np.where(np.isinf(a) != np.isinf(b), np.true_divide(a, b), r)
+    return r
+
+
+# name: (NumPy reference, allowed dtype kinds)
+FLOAT, NUM, REAL = ["float", "complex"], ["int", "float", "complex"], ["int", "float"]
+UNARY = {
+    "abs": (np.abs, NUM), "acos": (np.arccos, FLOAT), "acosh": (np.arccosh, FLOAT),
+    "asin": (np.arcsin, FLOAT), "asinh": (np.arcsinh, FLOAT), "atan": (np.arctan, FLOAT),
+    "atanh": (np.arctanh, FLOAT), "bitwise_invert": (np.invert, ["int", "bool"]),
+    "ceil": (np.ceil, REAL), "conj": (np.conj, NUM), "cos": (np.cos, FLOAT),
+    "cosh": (np.cosh, FLOAT), "exp": (np.exp, FLOAT), "expm1": (np.expm1, ["float"]),
+    "floor": (np.floor, REAL), "imag": (np.imag, ["complex"]),
+    "isfinite": (np.isfinite, NUM), "isinf": (np.isinf, NUM), "isnan": (np.isnan, NUM),
+    "log": (np.log, FLOAT), "log1p": (np.log1p, FLOAT), "log2": (np.log2, FLOAT),
+    "log10": (np.log10, FLOAT), "logical_not": (np.logical_not, ["bool"]),
+    "negative": (np.negative, NUM), "positive": (np.positive, NUM),
+    "real": (np.real, NUM), "reciprocal": (np.reciprocal, FLOAT),
+    "round": (np.round, NUM), "sign": (np.sign, REAL), "signbit": (np.signbit, ["float"]),
+    "sin": (np.sin, FLOAT), "sinh": (np.sinh, FLOAT), "square": (np.square, NUM),
+    "sqrt": (np.sqrt, FLOAT), "tan": (np.tan, FLOAT), "tanh": (np.tanh, FLOAT),
+    "trunc": (np.trunc, REAL),
+}
+BINARY = {
+    "add": (np.add, NUM), "atan2": (np.arctan2, ["float"]),
+    "bitwise_and": (np.bitwise_and, ["int", "bool"]),
+    "bitwise_or": (np.bitwise_or, ["int", "bool"]),
+    "bitwise_xor": (np.bitwise_xor, ["int", "bool"]),
+    "bitwise_left_shift": (np.left_shift, ["int"]),
+    "bitwise_right_shift": (np.right_shift, ["int"]),
+    "copysign": (np.copysign, ["float"]), "divide": (np.true_divide, FLOAT),
+    "equal": (np.equal, NUM + ["bool"]), "floor_divide": (_floor_divide, REAL),
+    "greater": (np.greater, REAL), "greater_equal": (np.greater_equal, REAL),
+    "hypot": (np.hypot, ["float"]), "less": (np.less, REAL),
+    "less_equal": (np.less_equal, REAL), "logaddexp": (np.logaddexp, ["float"]),
+    "logical_and": (np.logical_and, ["bool"]), "logical_or": (np.logical_or, ["bool"]),
+    "logical_xor": (np.logical_xor, ["bool"]), "maximum": (np.maximum, REAL),
+    "minimum": (np.minimum, REAL), "multiply": (np.multiply, NUM),
+    "nextafter": (np.nextafter, ["float"]), "not_equal": (np.not_equal, NUM + ["bool"]),
+    "pow": (np.power, FLOAT), "remainder": (np.remainder, REAL),
+    "subtract": (np.subtract, NUM),
+}
+HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+
+
+def reference(func, *arrays):
+    """NumPy's result; half floats computed in float32 and rounded once."""
+    dt = np.result_type(*arrays) if len(arrays) > 1 else arrays[0].dtype
+    if dt in HALF:
+        r = func(*(a.astype(np.float32) for a in arrays))
+        return r.astype(dt) if r.dtype.kind == "f" else r
+    return func(*arrays)
+
+
+def assert_same(actual, expected, tol_ulps=0):
+    assert actual.shape == expected.shape
+    assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
+    if actual.dtype in HALF:  # NumPy's comparison does not know bfloat16's NaN
+        actual, expected = actual.astype(np.float32), expected.astype(np.float32)
+    if actual.dtype.kind in "fc":  # SIMD and scalar loops of NumPy differ by an ulp
+        eps = np.finfo(actual.dtype).eps if tol_ulps else 0
+        np.testing.assert_allclose(actual, expected, rtol=tol_ulps * eps, atol=0)
+    else:
+        np.testing.assert_array_equal(actual, expected)
+
+
+def dtype_names(kinds):
+    return st.sampled_from([n for k in kinds for n in KINDS[k]])
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+@settings(max_examples=25, deadline=None)
+@given(data=st.data(), shape=shapes, seed=st.integers(0, 2**32 - 1))
+def test_unary(name, data, shape, seed):
+    ref, kinds = UNARY[name]
+    dname = data.draw(dtype_names(kinds))
+    v = np_values(DTYPES[dname][1], shape, np.random.default_rng(seed))
+    x = data.draw(layouts(v))
+    with np.errstate(all="ignore"):
+        expected = reference(ref, v)
+    assert_same(to_np(getattr(xp, name)(x)), np.asarray(expected), tol_ulps=4)
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+@settings(max_examples=25, deadline=None)
+@given(data=st.data(), shape=shapes, seed=st.integers(0, 2**32 - 1))
+def test_binary_broadcasting(name, data, shape, seed):
+    ref, kinds = BINARY[name]
+    kind = data.draw(st.sampled_from(kinds))
+    d1, d2 = data.draw(dtype_names([kind])), data.draw(dtype_names([kind]))
+    if {d1, d2} == {"float16", "bfloat16"} or (
+            "uint64" in (d1, d2) and {d1, d2} & {"int8", "int16", "int32", "int64"}):
+        d2 = d1  # no dtype holds both: covered by test_bad_operands
+    if name == "pow" and kind == "int":
+        return
+    # x2 takes a suffix of x1's shape, with some axes set to 1: broadcasting both ways
+    k = data.draw(st.integers(0, len(shape)))
+    shape2 = tuple(n if data.draw(st.booleans()) else 1 for n in shape[k:])
+    rng = np.random.default_rng(seed)
+    v1, v2 = np_values(DTYPES[d1][1], shape, rng), np_values(DTYPES[d2][1], shape2, rng)
+    if name in ("bitwise_left_shift", "bitwise_right_shift"):
+        v2 = np.abs(v2.astype(np.int64)).astype(v2.dtype) % 8
+    if kind == "int" and name in ("floor_divide", "remainder"):
+        v2 = np.where(v2 == 0, 1, v2).astype(v2.dtype)
+    x1, x2 = data.draw(layouts(v1)), data.draw(layouts(v2))
+    with np.errstate(all="ignore"):
+        expected = np.asarray(reference(ref, v1, v2))
+    assert_same(to_np(getattr(xp, name)(x1, x2)), expected, tol_ulps=4)
+
+
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "divide", "pow", "maximum",
+                                  "equal", "less", "remainder", "floor_divide", "atan2"])
+@pytest.mark.parametrize("dname", ["int16", "float32", "float64", "complex64", "uint8"])
+@pytest.mark.parametrize("scalar", [3, -2.5, True, 2j])
+def test_python_scalar_operands(name, dname, scalar):
+    """A scalar adopts the array's dtype where its kind fits, else NumPy 2's weak rule."""
+    ref, kinds = BINARY[name]
+    v = np_values(DTYPES[dname][1], (4,), np.random.default_rng(0), special=False)
+    x = xp.asarray(v)
+    promoted = np.result_type(v.dtype, scalar)  # NEP 50: the scalar is weak
+    kind = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}[promoted.kind]
+    if name in ("divide", "pow"):
+        kinds = kinds + ["int"]
+    if kind not in kinds:
+        with pytest.raises(TypeError, match=name):
+            getattr(xp, name)(x, scalar)
+        return
+    if name == "pow" and kind == "int":
+        return  # integer powers: covered with non-negative exponents elsewhere
+    with np.errstate(all="ignore"):
+        expected = np.asarray(ref(v, scalar))
+        expected_r = np.asarray(ref(scalar, v))
+    assert_same(to_np(getattr(xp, name)(x, scalar)), expected)
+    assert_same(to_np(getattr(xp, name)(scalar, x)), expected_r)
+
+
+def test_large_arrays_run_in_chunks_and_match():
+    """Outputs above the threading threshold are split across threads: same values."""
+    n = 3 * (1 << 20) + 7
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal(n), rng.standard_normal((1,))
+    x, y = xp.asarray(a), xp.asarray(b)
+    assert_same(to_np(xp.exp(x)), np.exp(a))
+    assert_same(to_np(x * y + x), a * b + a)
+    m = rng.standard_normal((3, n // 3 + 1)).astype(np.float32)
+    assert_same(to_np(xp.sin(xp.asarray(m).T)), np.sin(m.T))
+    z = xp.asarray(a.copy(), copy=True)
+    z += y
+    assert_same(to_np(z), a + b)
+
+
+def test_floor_divide_special_cases_follow_the_standard():
+    inf = math.inf
+    x1 = xp.asarray([inf, inf, -inf, 5.0, 5.0, -5.0, -5.0, inf, 0.0])
+    x2 = xp.asarray([2.0, -2.0, 2.0, inf, -inf, inf, -inf, inf, 3.0])
+    r = to_np(xp.floor_divide(x1, x2))
+    expected = [inf, -inf, -inf, 0.0, -0.0, -0.0, 0.0, math.nan, 0.0]
+    np.testing.assert_array_equal(r, expected)
+    assert list(np.signbit(r[3:7])) == [False, True, True, False]
+
+
+def test_clip_against_numpy():
+    v = np.array([-5, 0, 3, 9, 120], np.int8)
+    x = xp.asarray(v)
+    assert_same(to_np(xp.clip(x, 0, 5)), np.clip(v, 0, 5))
+    assert_same(to_np(xp.clip(x, -1000, 1000)), v)
+    f = np.array([np.nan, -1.0, 2.0, 7.0])
+    assert_same(to_np(xp.clip(xp.asarray(f), min=xp.asarray([0.0]), max=3.0)),
+                np.clip(f, 0.0, 3.0))
+    with pytest.raises(ValueError, match="broadcast"):
+        xp.clip(xp.asarray([1.0]), min=xp.asarray([0.0, 1.0]))
+
+
+@pytest.mark.parametrize("name,arg,pattern", [
+    ("exp", xp.asarray([1, 2]), "exp: 'x' must have a floating dtype, got flexarray.int64"),
+    ("bitwise_and", xp.asarray([1.0]), "integer or boolean dtype"),
+    ("logical_and", xp.asarray([1]), "boolean dtype"),
+    ("less", xp.asarray([1j]), "real numeric dtype"),
+])
+def test_wrong_dtype_is_a_type_error_naming_the_function(name, arg, pattern):
+    with pytest.raises(TypeError, match=pattern):
+        f = getattr(xp, name)
+        f(arg) if name in UNARY else f(arg, arg)
+
+
+def test_bad_operands():
+    x = xp.asarray([1, 2])
+    with pytest.raises(TypeError, match="add: 'x2' must be a flexarray array or a Python"):
+        xp.add(x, [1, 2])
+    with pytest.raises(TypeError, match="at least one of 'x1', 'x2'"):
+        xp.add(1, 2)
+    with pytest.raises(TypeError, match="no type promotion between"):
+        xp.asarray([1], dtype=xp.int64) + xp.asarray([1], dtype=xp.uint64)
+    with pytest.raises(OverflowError, match="out of range for flexarray.int8"):
+        xp.asarray([1], dtype=xp.int8) + 1000
+    with pytest.raises(TypeError):
+        x + np.array([1, 2])
+    with pytest.raises(TypeError):
+        np.array([1, 2]) + x
