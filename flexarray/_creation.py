@@ -97,7 +97,9 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         raise ValueError(f"asarray: 'copy' must be True, False or None, got {copy!r}")
     if isinstance(obj, Array):
         if dtype is None or dtype is obj._dtype:
-            return _new(obj._arr, obj._buf, obj._dtype)
+            # copy=False must alias: x itself. Otherwise a new handle on the same buffer,
+            # O(1), that copies on write: a callee mutating it never changes the caller's.
+            return obj if copy is False else _new(obj._arr, obj._buf, obj._dtype)
         if copy is False:
             raise ValueError(f"asarray: converting {obj._dtype} to {dtype} needs a copy, but "
                              f"copy=False")
@@ -352,7 +354,7 @@ def meshgrid(*arrays, indexing="xy"):
             raise TypeError(f"meshgrid: all arrays must have the same dtype, got "
                             f"{[str(a.dtype) for a in arrays]}")
     grids = np.meshgrid(*(a._arr for a in arrays), indexing=indexing, copy=False, sparse=False)
-    return [view_of(a, g, overlapping=True) for a, g in zip(arrays, grids)]
+    return tuple(view_of(a, g, overlapping=True) for a, g in zip(arrays, grids))
 
 
 def _tri(func, x, k, npfunc):

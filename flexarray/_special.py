@@ -5,7 +5,6 @@ import numpy as np
 left_shift = np.left_shift
 right_shift = np.right_shift
 remainder = np.remainder
-expm1 = np.expm1
 sign = np.sign
 pow = np.power
 
@@ -13,11 +12,32 @@ pow = np.power
 def floor_divide(a, b, out=None, dtype=None):
     """``np.floor_divide``, except that an infinite operand beside a finite one gives the
     correctly signed infinity or zero (NumPy returns NaN / -1.0 there)."""
-    r = np.floor_divide(a, b, out=out, dtype=dtype)
-    if r.dtype.kind == "f":
-        a_inf, b_inf = np.isinf(a), np.isinf(b)
-        fix = a_inf != b_inf
+    q = None
+    if np.result_type(a, b).kind == "f":  # look before writing: ``out`` may alias ``a``
+        fix = np.isinf(a) != np.isinf(b)
         if fix.any():
             q = np.true_divide(a, b, dtype=dtype)
-            np.copyto(r, q, where=fix)
-    return r
+    r = np.floor_divide(a, b, out=out, dtype=dtype)
+    if q is None:
+        return r
+    if out is None:
+        return np.where(fix, q, r)
+    np.copyto(out, q, where=fix)
+    return out
+
+
+def expm1(z, out=None, dtype=None):
+    """``np.expm1``; complex non-finite inputs take C99's ``exp(z) - 1`` (NumPy's complex
+    expm1 returns NaN for them where the standard names a value)."""
+    r = np.expm1(z, out=out, dtype=dtype)
+    if np.result_type(r).kind != "c":
+        return r
+    bad = ~np.isfinite(z)
+    if not bad.any():
+        return r
+    with np.errstate(all="ignore"):
+        special = np.exp(z) - 1
+    if out is None:
+        return np.where(bad, special, r)
+    np.copyto(out, special, where=bad)
+    return out
