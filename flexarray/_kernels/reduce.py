@@ -1,0 +1,449 @@
+"""Reductions: sum, prod, max, min over any set of axes of any strided NumPy view.
+
+Strict IEEE (no fastmath), deterministic (the summation order depends only on the shape and
+layout, never on the thread count or the machine), vectorized, and at least as accurate as
+NumPy's pairwise sum:
+
+- inner mode (the innermost reduced dim is the most contiguous): runs along that dim are
+  accumulated into ``_LANES`` lanes (``acc[l] += x[j + l]``: vectorizes without
+  reassociation), ``_BLOCK`` elements per block; the lanes of a block fold pairwise and the
+  block partials combine pairwise (a binary-counter stack).
+- outer mode (a kept dim is the most contiguous, e.g. ``sum(axis=0)`` of a C array): a vector
+  of ``_WIDTH`` columns accumulates ``_ROWS`` reduced positions per block (vectorized across
+  columns); block vectors combine pairwise the same way. NumPy adds row by row here (a naive
+  sum, error growing with the length); this is pairwise.
+- large reductions are split into segments whose partials NumPy combines pairwise; segment
+  sizes depend only on the shape, and segments run on Python threads above ``PARALLEL_MIN``.
+
+float16/bfloat16 accumulate in float32 and round once; integers accumulate in the result
+dtype and wrap like NumPy; max/min propagate NaN like NumPy.
+
+Entry point: ``reduce(op, a, axes, dtype=None) -> ndarray`` (also ``reduce_sum``,
+``reduce_prod``, ``reduce_max``, ``reduce_min``). Cold compile: ~1 s per (op kind,
+dtype) pair and mode; see bench/bench_kernels.py for speed.
+"""
+from typing import NamedTuple
+
+import numpy as np
+import ml_dtypes
+from numba import types
+from numba.extending import overload, register_jitable
+from numba.np.numpy_support import as_dtype
+
+from flexarray._kernels import kernel
+from flexarray._kernels._intrinsics import (NTHREADS, bf16_load, f16_load, flat_view, plan,
+                                            run_split)
+
+__all__ = ["reduce", "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "OPS"]
+
+OPS = {"sum": 0, "prod": 1, "max": 2, "min": 3}
+
+
+# Compile-time tags: an empty NamedTuple's class is part of its Numba type, so each op and
+# element kind compiles to its own specialization (lazily; cached on disk) with no runtime
+# branch in the hot loops. Dispatch cost is that of any argument (~0.1 us).
+class Sum(NamedTuple):
+    pass
+
+
+class Prod(NamedTuple):
+    pass
+
+
+class Max(NamedTuple):
+    pass
+
+
+class Min(NamedTuple):
+    pass
+
+
+class Plain(NamedTuple):
+    pass
+
+
+class F16(NamedTuple):
+    pass
+
+
+class BF16(NamedTuple):
+    pass
+
+
+_TAGS = (Sum(), Prod(), Max(), Min())
+_HALF_KIND = {np.dtype(np.float16): F16(), np.dtype(ml_dtypes.bfloat16): BF16()}
+
+_LANES = 64        # inner mode: independent accumulators (4 AVX-512 vectors of float32)
+_BLOCK = 4096      # inner mode: elements per block (64 per lane) before the pairwise fold
+_WIDTH = 4096      # outer mode: columns accumulated together
+_ROWS = 64         # outer mode: reduced positions per block
+_SEG = 1 << 16     # inner mode: elements per segment (a multiple of _BLOCK)
+_SEG_ELEMS = 1 << 20  # outer mode: about this many elements per work item
+_STACK = 64        # pairwise stack depth (2**64 blocks)
+
+# Threads from this many input elements on (a hand-off costs ~20-40 us).
+PARALLEL_MIN = 1 << 18
+
+
+# ---------------------------------------------------------------- element access
+def _to(x, like):
+    """``x`` converted to the type of ``like``."""
+
+
+@overload(_to)
+def _to_impl(x, like):
+    if x == like:
+        return lambda x, like: x
+    nt = as_dtype(like).type
+    return lambda x, like: nt(x)
+
+
+def _load(kind, x, like):
+    """Element ``x`` as the accumulator type of ``like`` (kind 1: float16, 2: bfloat16)."""
+
+
+@overload(_load)
+def _load_impl(kind, x, like):
+    cls = kind.instance_class
+    if cls is F16:
+        return lambda kind, x, like: _to(f16_load(np.uint16(x)), like)
+    if cls is BF16:
+        return lambda kind, x, like: _to(bf16_load(np.uint16(x)), like)
+    return lambda kind, x, like: _to(x, like)
+
+
+def _combine(op, a, b):
+    """``op(a, b)`` for an op tag."""
+
+
+@overload(_combine)
+def _combine_impl(op, a, b):
+    cls = op.instance_class
+    if cls is Sum:
+        return lambda op, a, b: a + b
+    if cls is Prod:
+        return lambda op, a, b: a * b
+    if cls is Max:  # NumPy's maximum: NaN propagates
+        return lambda op, a, b: a if (a >= b or a != a) else b
+    return lambda op, a, b: a if (a <= b or a != a) else b
+
+
+@register_jitable
+def _push(op, stk, top, count, v):
+    """Push block partial number ``count`` onto the pairwise stack; returns the new top."""
+    k = count
+    while k & 1:
+        top -= 1
+        v = _combine(op, stk[top], v)
+        k >>= 1
+    stk[top] = v
+    return top + 1
+
+
+@register_jitable
+def _fold_stack(op, stk, top):
+    r = stk[top - 1]
+    for i in range(top - 2, -1, -1):
+        r = _combine(op, stk[i], r)
+    return r
+
+
+# ---------------------------------------------------------------- inner mode
+@register_jitable
+def _lanes_run(op, kind, x, p, s, m, acc, ident):
+    """Accumulate the ``m`` elements ``x[p + i*s]`` into the lanes ``acc``."""
+    if s == 1:
+        v = x[p:p + m]
+        j = 0
+        while j + _LANES <= m:
+            for l in range(_LANES):
+                acc[l] = _combine(op, acc[l], _load(kind, v[j + l], ident))
+            j += _LANES
+        for l in range(m - j):
+            acc[l] = _combine(op, acc[l], _load(kind, v[j + l], ident))
+    else:
+        j = 0
+        while j + _LANES <= m:
+            q = p + j * s
+            for l in range(_LANES):
+                acc[l] = _combine(op, acc[l], _load(kind, x[np.uint64(q + l * s)], ident))
+            j += _LANES
+        q = p + j * s
+        for l in range(m - j):
+            acc[l] = _combine(op, acc[l], _load(kind, x[np.uint64(q + l * s)], ident))
+
+
+@register_jitable
+def _fold_lanes(op, acc, ident):
+    w = _LANES // 2
+    while w:
+        for l in range(w):
+            acc[l] = _combine(op, acc[l], acc[l + w])
+        w //= 2
+    r = acc[0]
+    for l in range(_LANES):
+        acc[l] = ident
+    return r
+
+
+def _inner_kernel(op, kind, x, xo, ksh, kst, rsh, rst, seg, ident, partials, lo, hi):
+    """Item ``t`` = (output ``q``, segment ``g``): partials[t] = reduction of the reduced
+    positions ``[g*seg, (g+1)*seg)`` of output ``q`` (positions in C order of ``rsh``)."""
+    k0, k1, k2 = ksh
+    r0, r1, n = rsh
+    total = r0 * r1 * n
+    nseg = (total + seg - 1) // seg
+    acc = np.empty(_LANES, partials.dtype)
+    for l in range(_LANES):
+        acc[l] = ident
+    stk = np.empty(_STACK, partials.dtype)
+    for t in range(lo, hi):
+        q = t // nseg
+        g = t % nseg
+        q2 = q % k2
+        q1 = (q // k2) % k1
+        q0 = q // (k1 * k2)
+        base = xo + q0 * kst[0] + q1 * kst[1] + q2 * kst[2]
+        p = g * seg
+        p1 = min(total, p + seg)
+        top = 0
+        count = 0
+        room = _BLOCK
+        while p < p1:
+            row = p // n
+            col = p - row * n
+            m = min(n - col, p1 - p, room)
+            start = base + (row // r1) * rst[0] + (row % r1) * rst[1] + col * rst[2]
+            _lanes_run(op, kind, x, start, rst[2], m, acc, ident)
+            p += m
+            room -= m
+            if room == 0 or p == p1:
+                top = _push(op, stk, top, count, _fold_lanes(op, acc, ident))
+                count += 1
+                room = _BLOCK
+        partials[t] = _fold_stack(op, stk, top)
+
+
+_inner = kernel(_inner_kernel)
+
+
+# ---------------------------------------------------------------- outer mode
+@register_jitable
+def _rows_run(op, kind, x, p, s, w, acc, ident):
+    """``acc[j] = op(acc[j], x[p + j*s])`` for ``j < w``."""
+    if s == 1:
+        v = x[p:p + w]
+        for j in range(w):
+            acc[j] = _combine(op, acc[j], _load(kind, v[j], ident))
+    else:
+        for j in range(w):
+            acc[j] = _combine(op, acc[j], _load(kind, x[np.uint64(p + j * s)], ident))
+
+
+def _outer_kernel(op, kind, x, xo, ksh, kst, rsh, rst, segr, ident, partials, lo, hi):
+    """Item ``t`` = (kept outer index ``q``, column chunk ``c``, segment ``g``): the columns
+    ``[c*_WIDTH, ...)`` of the innermost kept dim, reduced over the positions
+    ``[g*segr, (g+1)*segr)``; partials has shape (nseg, k0*k1*k2) flattened."""
+    k0, k1, k2 = ksh
+    r0, r1, r2 = rsh
+    total = r0 * r1 * r2
+    nseg = (total + segr - 1) // segr
+    ncc = (k2 + _WIDTH - 1) // _WIDTH
+    nout = k0 * k1 * k2
+    acc = np.empty(_WIDTH, partials.dtype)
+    stk = np.empty((_STACK, _WIDTH), partials.dtype)
+    for t in range(lo, hi):
+        g = t % nseg
+        r = t // nseg
+        c = r % ncc
+        q = r // ncc
+        c0 = c * _WIDTH
+        w = min(_WIDTH, k2 - c0)
+        base = xo + (q // k1) * kst[0] + (q % k1) * kst[1] + c0 * kst[2]
+        for j in range(w):
+            acc[j] = ident
+        p = g * segr
+        p1 = min(total, p + segr)
+        top = 0
+        count = 0
+        room = _ROWS
+        while p < p1:
+            i2 = p % r2
+            i1 = (p // r2) % r1
+            i0 = p // (r1 * r2)
+            _rows_run(op, kind, x, base + i0 * rst[0] + i1 * rst[1] + i2 * rst[2], kst[2],
+                      w, acc, ident)
+            p += 1
+            room -= 1
+            if room == 0 or p == p1:
+                # push the block vector onto the pairwise stack
+                k = count
+                while k & 1:
+                    top -= 1
+                    for j in range(w):
+                        acc[j] = _combine(op, stk[top, j], acc[j])
+                    k >>= 1
+                for j in range(w):
+                    stk[top, j] = acc[j]
+                    acc[j] = ident
+                top += 1
+                count += 1
+                room = _ROWS
+        # fold the stack from the top down, write the partial
+        for j in range(w):
+            acc[j] = stk[top - 1, j]
+        for i in range(top - 2, -1, -1):
+            for j in range(w):
+                acc[j] = _combine(op, stk[i, j], acc[j])
+        o = g * nout + q * k2 + c0
+        for j in range(w):
+            partials[o + j] = acc[j]
+
+
+_outer = kernel(_outer_kernel)
+
+
+# ---------------------------------------------------------------- Python side
+_NP_COMBINE = (np.add, np.multiply, np.maximum, np.minimum)
+
+
+def _identity(op, acc):
+    if op == 0:
+        return acc.type(0)
+    if op == 1:
+        return acc.type(1)
+    if acc.kind == "f":
+        return acc.type(-np.inf if op == 2 else np.inf)
+    if acc.kind == "b":
+        return acc.type(op == 3)
+    info = np.iinfo(acc)
+    return acc.type(info.min if op == 2 else info.max)
+
+
+def _pairwise(op, p):
+    """Combine ``p`` (nseg, ...) pairwise along axis 0: the same tree for any thread count."""
+    f = _NP_COMBINE[op]
+    while p.shape[0] > 1:
+        h = p.shape[0] // 2
+        head = f(p[:h], p[h:2 * h])
+        p = np.concatenate([head, p[2 * h:]]) if p.shape[0] % 2 else head
+    return p[0]
+
+
+def _coalesce(shape, strides, rank):
+    """Sort dims by decreasing |stride|, flip negative ones, merge, pad to ``rank``.
+    Returns (shape, strides, offset delta) or None when more than ``rank`` dims remain."""
+    p = plan(shape, (strides,), (0,), rank=rank)
+    if p is None:
+        return None
+    return p[0], p[1][0], p[2][0]
+
+
+def reduce(op, a, axes, dtype=None):
+    """Reduce NumPy array ``a`` over ``axes`` (a tuple of non-negative ints, any order).
+
+    ``op``: "sum", "prod", "max" or "min". ``dtype``: the result dtype (NumPy dtype; default
+    ``a.dtype``); sum/prod accumulate in it (float16/bfloat16 in float32, rounded once at
+    the end). Returns a new array of ``a``'s shape without ``axes``. max/min of an empty
+    set raise ValueError (the frontend should have raised first).
+    """
+    opc = OPS[op]
+    dt = np.dtype(dtype) if dtype is not None else a.dtype
+    if opc >= 2:
+        dt = a.dtype
+    axes = tuple(sorted(set(axes)))
+    kept = tuple(d for d in range(a.ndim) if d not in axes)
+    out_shape = tuple(a.shape[d] for d in kept)
+    nred = 1
+    for d in axes:
+        nred *= a.shape[d]
+    kind = _HALF_KIND.get(a.dtype)
+    acc = np.dtype(np.float32) if dt in _HALF_KIND else dt
+    if nred == 0:
+        if opc >= 2:
+            raise ValueError(f"reduce: {op} of an empty set of elements has no value")
+        return np.full(out_shape, _identity(opc, acc)).astype(dt)
+    nout = 1
+    for n in out_shape:
+        nout *= n
+    if nout == 0:
+        return np.empty(out_shape, dt)
+    x = a.view(np.uint16) if kind is not None else a
+    kind = Plain() if kind is None else kind
+    fv = flat_view(x, readonly=True)
+    if fv is None:
+        x = np.ascontiguousarray(x)
+        fv = flat_view(x, readonly=True)
+    flat, xo, st = fv
+    # Kept dims keep their order (the output is C-contiguous over them); reduced dims are
+    # sorted and coalesced freely.
+    kc = _merge_kept([a.shape[d] for d in kept], [st[d] for d in kept])
+    rc = _coalesce(tuple(a.shape[d] for d in axes), tuple(st[d] for d in axes), 3)
+    if kc is None or rc is None:  # too many dims: reorder into a contiguous copy
+        c = np.ascontiguousarray(np.moveaxis(a, axes, tuple(range(a.ndim - len(axes), a.ndim))))
+        return reduce(op, c, tuple(range(len(kept), a.ndim)), dtype)
+    ksh, kst = kc
+    rsh, rst, rdelta = rc
+    xo += rdelta
+    ident = _identity(opc, acc)
+    inner_r = abs(rst[2])
+    inner_k = min((abs(s) for n, s in zip(ksh, kst) if n > 1), default=None)
+    total = nred * nout
+    nth = NTHREADS if total >= PARALLEL_MIN else 1
+    if inner_k is None or inner_r < inner_k or abs(kst[2]) != inner_k:
+        seg = max(_BLOCK, -(-nred // _BLOCK) * _BLOCK) if nred <= _SEG else _SEG
+        nseg = -(-nred // seg)
+        partials = np.empty(nout * nseg, acc)
+        run_split(_inner, (_TAGS[opc], kind, flat, xo, ksh, kst, rsh, rst, seg, ident, partials),
+                  nout * nseg, nth)
+        res = _pairwise(opc, partials.reshape(nout, nseg).T) if nseg > 1 else partials
+    else:
+        width = min(_WIDTH, ksh[2])
+        segr = max(_ROWS, (_SEG_ELEMS // width) // _ROWS * _ROWS)
+        nseg = -(-nred // segr)
+        ncc = -(-ksh[2] // _WIDTH)
+        partials = np.empty(nseg * nout, acc)
+        run_split(_outer, (_TAGS[opc], kind, flat, xo, ksh, kst, rsh, rst, segr, ident, partials),
+                  ksh[0] * ksh[1] * ncc * nseg, nth)
+        res = _pairwise(opc, partials.reshape(nseg, nout)) if nseg > 1 else partials
+    res = np.asarray(res).reshape(out_shape)
+    return res.astype(dt) if res.dtype != dt else res
+
+
+def _merge_kept(shape, strides):
+    """Merge adjacent kept dims (order kept: the output is C-contiguous over them); pad to
+    rank 3. Dims of size 1 are dropped."""
+    sh, ss = [], []
+    for n, s in zip(shape, strides):
+        if n == 1:
+            continue
+        if sh and ss[-1] == s * n:
+            sh[-1] *= n
+            ss[-1] = s
+            continue
+        sh.append(n)
+        ss.append(s)
+    if len(sh) > 3:
+        return None
+    pad = 3 - len(sh)
+    return (1,) * pad + tuple(sh), (0,) * pad + tuple(ss)
+
+
+def reduce_sum(a, axes, dtype=None):
+    """``reduce("sum", a, axes, dtype)``."""
+    return reduce("sum", a, axes, dtype)
+
+
+def reduce_prod(a, axes, dtype=None):
+    """``reduce("prod", a, axes, dtype)``."""
+    return reduce("prod", a, axes, dtype)
+
+
+def reduce_max(a, axes):
+    """``reduce("max", a, axes)`` (NaN propagates)."""
+    return reduce("max", a, axes)
+
+
+def reduce_min(a, axes):
+    """``reduce("min", a, axes)`` (NaN propagates)."""
+    return reduce("min", a, axes)
