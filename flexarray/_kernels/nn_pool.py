@@ -63,9 +63,11 @@ def _max_plane(x, out, idx, want_idx, g, p):
                             di = irow[lo:hi]
                             for i in range(m):
                                 v = src[i * usw]
-                                if v > dst[i] or v != v or di[i] < 0:
-                                    dst[i] = v
-                                    di[i] = start + np.int64(i * usw)
+                                c = dst[i]
+                                ci = di[i]
+                                take = (v > c) | (v != v) | (ci < 0)
+                                dst[i] = v if take else c
+                                di[i] = start + np.int64(i * usw) if take else ci
                         else:
                             for i in range(m):
                                 v = src[i * usw]

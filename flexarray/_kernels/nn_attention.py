@@ -1,0 +1,143 @@
+"""Attention kernels for flexarray.nn (private; no validation inside).
+
+The GEMMs run in BLAS; these kernels do one online-softmax step on a score tile stored
+*transposed*, ST[j, i] = score of query i against key j. Per-query reductions (running
+max, sum of weights) then run down the columns: plain elementwise loops over contiguous
+rows that LLVM vectorizes without fast-math (a per-row max reduction does not vectorize
+under strict IEEE; measured on a 256x512 tile: 64 us transposed against 144 us row-wise).
+
+float32 uses its own ``exp`` (Cody-Waite reduction + Cephes degree-6 polynomial with
+explicit FMAs, vectorized: <= 1 ulp from the exact value over 1M points in [-90, 0], where
+NumPy's is <= 2.4 ulp; 0.25 ns/element against NumPy's 0.46; results below 2e-38 flush to
+0, which cannot change a softmax whose largest weight is 1). float64 uses NumPy's exp.
+"""
+import math
+
+import numpy as np
+from llvmlite import ir
+
+from flexarray._kernels import kernel, numba
+
+_types = numba.core.types
+_cgutils = numba.core.cgutils
+
+
+@numba.extending.intrinsic
+def _i32_as_f32(typingctx, i):
+    """Reinterpret the bits of an int32 as a float32."""
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], ir.FloatType())
+    return _types.float32(_types.int32), codegen
+
+
+@numba.extending.intrinsic
+def _fma_f32(typingctx, a, b, c):
+    """a*b + c rounded once (llvm.fma.f32): exact IEEE semantics, not fast-math."""
+    def codegen(context, builder, sig, args):
+        ty = ir.FloatType()
+        fn = _cgutils.get_or_insert_function(builder.module, ir.FunctionType(ty, [ty] * 3),
+                                             "llvm.fma.f32")
+        return builder.call(fn, args)
+    return _types.float32(_types.float32, _types.float32, _types.float32), codegen
+
+
+@kernel(inline="always")
+def _exp_f32_nonpos(x):
+    """exp(x) in float32 for x <= 0 (or NaN): <= 1 ulp; below 2e-38 it returns 0."""
+    lo = np.float32(-87.0)
+    xc = x if x > lo else lo
+    n = np.floor(_fma_f32(xc, np.float32(1.44269504088896341), np.float32(0.5)))
+    r = _fma_f32(n, np.float32(-0.693359375), xc)  # ln2 split in two (Cody-Waite)
+    r = _fma_f32(n, np.float32(2.12194440e-4), r)
+    p = np.float32(1.9875691500e-4)               # Cephes expf minimax polynomial
+    p = _fma_f32(p, r, np.float32(1.3981999507e-3))
+    p = _fma_f32(p, r, np.float32(8.3334519073e-3))
+    p = _fma_f32(p, r, np.float32(4.1665795894e-2))
+    p = _fma_f32(p, r, np.float32(1.6666665459e-1))
+    p = _fma_f32(p, r, np.float32(5.0000001201e-1))
+    e = _fma_f32(p, r * r, r) + np.float32(1.0)
+    e = e * _i32_as_f32((np.int32(n) + np.int32(127)) << np.int32(23))
+    e = e if x > lo else np.float32(0.0)
+    return e if x == x else x
+
+
+@kernel
+def softmax_tile(ST, scale, mbuf, moff, mqs, mks, mkind, causal, r0, c0, m, alpha, sub,
+                 colsum, fused_exp):
+    """One online-softmax step on the transposed score tile ST (keys c0.., queries r0..).
+
+    Scales ST, applies the mask (mkind 0: none; 1: additive, mbuf float; 2: boolean, mbuf
+    uint8, nonzero = attend; the (query i, key j) element at mbuf[moff + i*mqs + j*mks])
+    and the causal rule (key <= query). Updates the running per-query max m and sets
+    alpha = exp(old max - new max) (0 while a query saw only masked keys). Then, with
+    fused_exp (float32 only), ST = exp(ST - max) and colsum = its column sums; without,
+    ST = ST - max, for NumPy's exp. Queries masked so far subtract 0, not -inf."""
+    Bk, Bq = ST.shape
+    dt = ST.dtype.type
+    ninf = dt(-np.inf)
+    for i in range(Bq):
+        sub[i] = ninf
+    umqs = np.uint64(mqs)
+    for j in range(Bk):
+        row = ST[j]
+        start = 0
+        if causal:  # queries before key c0 + j cannot see it
+            start = min(Bq, max(0, c0 + j - r0))
+        for i in range(start):
+            row[i] = ninf
+        n = np.uint64(Bq - start)
+        r = row[start:]
+        mx = sub[start:]
+        base = np.uint64(moff + j * mks + start * mqs)
+        if mkind == 1:
+            for i in range(n):
+                v = r[i] * scale + mbuf[base + i * umqs]
+                r[i] = v
+                c = mx[i]
+                mx[i] = v if v > c else c
+        elif mkind == 2:
+            for i in range(n):
+                v = r[i] * scale
+                v = v if mbuf[base + i * umqs] != 0 else ninf
+                r[i] = v
+                c = mx[i]
+                mx[i] = v if v > c else c
+        else:
+            for i in range(n):
+                v = r[i] * scale
+                r[i] = v
+                c = mx[i]
+                mx[i] = v if v > c else c
+    for i in range(Bq):
+        mo = m[i]
+        mt = sub[i]
+        mn = mt if mt > mo else mo
+        s = mn if mn > ninf else dt(0)
+        alpha[i] = math.exp(mo - s)
+        m[i] = mn
+        sub[i] = s
+    if fused_exp:
+        for i in range(Bq):
+            colsum[i] = 0
+        for j in range(Bk):
+            row = ST[j]
+            for i in range(Bq):
+                e = _exp_f32_nonpos(np.float32(row[i] - sub[i]))
+                row[i] = e
+                colsum[i] += e
+    else:
+        for j in range(Bk):
+            row = ST[j]
+            for i in range(Bq):
+                row[i] = row[i] - sub[i]
+
+
+@kernel
+def finish_rows(acc, l, out):
+    """out = acc / l per row; rows whose weights sum to 0 (fully masked) give zeros."""
+    Bq, Ev = acc.shape
+    for i in range(Bq):
+        s = l[i]
+        inv = 1 / s if s != 0 else acc.dtype.type(0)
+        for j in range(Ev):
+            out[i, j] = acc[i, j] * inv

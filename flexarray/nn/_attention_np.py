@@ -1,0 +1,113 @@
+"""NumPy-level scaled-dot-product attention (no validation: flexarray.nn.attention does it).
+
+Work items are (head, query block) pairs run by worker threads (flexarray.nn._par). Each
+walks the key/value sequence in tiles with an online softmax: scores by one BLAS GEMM,
+scale/mask/running max in a Numba kernel, ``exp`` by NumPy, the value GEMM by BLAS. When
+the whole score matrix of a head is small (``_MATERIALIZE_MAX`` elements) it is one tile
+(the materialized path); otherwise tiles of ``_BQ`` x ``_BK`` keep memory at O(Bq x Bk)
+per worker whatever the sequence lengths (the flash path). Causal tiles above the
+diagonal are skipped.
+"""
+import numpy as np
+
+from . import _par
+
+# One head's whole (L, S) score matrix is materialized up to this many elements (1 MB of
+# float32: it stays in L2 between the two GEMMs).
+_MATERIALIZE_MAX = 1 << 18
+_BQ = 256  # flash query block
+_BK = 512  # flash key/value tile
+_PAR_MIN_FLOPS = 1 << 22
+
+
+def sdpa(q, k, v, mask, is_causal, scale, gqa_rep):
+    """softmax(q k^T * scale + mask) v over the last two axes.
+
+    q (B, L, E), k (Bk, S, E), v (Bk, S, Ev): C-contiguous, same float dtype, batch
+    already broadcast and flattened; query batch b reads key/value batch b // gqa_rep.
+    mask: None, or a (B, L, S)-broadcastable NumPy view (bool or the compute dtype).
+    """
+    from flexarray._kernels import nn_attention as K_
+
+    B, L, E = q.shape
+    S = k.shape[1]
+    Ev = v.shape[2]
+    dtype = q.dtype
+    out = np.empty((B, L, Ev), dtype)
+    if out.size == 0:
+        return out
+    if S == 0:
+        out[...] = 0
+        return out
+    scale = dtype.type(scale)
+    if mask is None:
+        mkind, mbuf, moff0, mstr = 0, np.zeros(1, dtype), None, (0, 0, 0)
+    else:
+        mkind = 2 if mask.dtype == np.bool_ else 1
+        mbuf, moff0, mstr = _flat_strided(mask, dtype)
+
+    if L * S <= _MATERIALIZE_MAX:
+        bq, bk = L, S
+    else:
+        bq, bk = min(L, _BQ), min(S, _BK)
+    fused = dtype == np.float32
+    items = [(b, r0, min(L, r0 + bq)) for r0 in range(0, L, bq) for b in range(B)]
+    if is_causal:  # heavy (late) query blocks first: better balance across workers
+        items.sort(key=lambda it: -it[1])
+
+    def item_fn(item):
+        b, r0, r1 = item
+        nb = r1 - r0
+        qb = q[b, r0:r1]
+        kb = k[b // gqa_rep]
+        vb = v[b // gqa_rep]
+        mrow = np.full(nb, -np.inf, dtype)
+        alpha = _par.scratch("attn_alpha", (nb,), dtype)
+        sub = _par.scratch("attn_sub", (nb,), dtype)
+        rs = _par.scratch("attn_colsum", (nb,), dtype)
+        l = np.zeros(nb, dtype)
+        acc = np.zeros((nb, Ev), dtype)
+        tmp = _par.scratch("attn_pv", (nb, Ev), dtype)
+        cend = min(S, r1) if is_causal else S  # causal: keys <= last query
+        for c0 in range(0, cend, bk):
+            c1 = min(cend, c0 + bk)
+            ST = _par.scratch("attn_scores", (c1 - c0, nb), dtype)  # transposed scores
+            np.matmul(kb[c0:c1], qb.T, out=ST)
+            moff = 0 if mkind == 0 else moff0 + b * mstr[0] + r0 * mstr[1] + c0 * mstr[2]
+            K_.softmax_tile(ST, scale, mbuf, moff, mstr[1], mstr[2], mkind, is_causal,
+                            r0, c0, mrow, alpha, sub, rs, fused)
+            if not fused:
+                np.exp(ST, out=ST)
+                np.sum(ST, axis=0, out=rs)
+            if c0 == 0:
+                l[:] = rs
+                np.matmul(ST.T, vb[c0:c1], out=acc)
+            else:
+                l *= alpha
+                l += rs
+                acc *= alpha[:, None]
+                np.matmul(ST.T, vb[c0:c1], out=tmp)
+                acc += tmp
+        K_.finish_rows(acc, l, out[b, r0:r1])
+
+    flops = 2 * B * L * S * (E + Ev)
+    _par.run(item_fn, items, flops >= _PAR_MIN_FLOPS)
+    return out
+
+
+def _flat_strided(mask, dtype):
+    """(flat buffer, element offset, element strides) of a 3-D broadcast view of a mask.
+
+    Boolean masks are read as uint8; float masks are cast to the compute dtype once, at
+    their own (unbroadcast) size."""
+    base = mask
+    # undo broadcasting: keep the stride-0 axes at length 1 in the source we copy
+    src_shape = tuple(1 if st == 0 else n for n, st in zip(mask.shape, mask.strides))
+    src = np.lib.stride_tricks.as_strided(mask, src_shape, mask.strides)
+    if base.dtype == np.bool_:
+        flat = np.ascontiguousarray(src).view(np.uint8)
+    else:
+        flat = np.ascontiguousarray(src, dtype=dtype)
+    strides = [0 if n == 1 else s // flat.itemsize
+               for n, s in zip(src_shape, flat.strides)]
+    return flat.reshape(-1), 0, tuple(int(s) for s in strides)
