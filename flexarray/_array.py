@@ -143,13 +143,12 @@ def _setitem_value(value, dtype):
         return value._arr
     t = type(value)
     if t is bool or isinstance(value, (int, float, complex)):
-        vd = _dt.scalar_dtype(value)
-        if t is not bool and _dt.promote(vd, dtype) is not dtype and not (
-                vd.kind == dtype.kind or (vd.kind == "i" and dtype.kind in "uf") or
-                (vd.kind == "f" and dtype.kind == "c")):
-            raise TypeError(f"__setitem__: cannot store a Python {t.__name__} in an array of "
-                            f"{dtype}")
-        if dtype.kind in "iu" and t is int:
+        fits = {bool: "biufc", int: "iufc", float: "fc", complex: "c"}
+        kind = next(k for k in (bool, int, float, complex) if isinstance(value, k))
+        if dtype.kind not in fits[kind]:
+            raise TypeError(f"__setitem__: cannot store a Python {kind.__name__} in an array "
+                            f"of {dtype}")
+        if dtype.kind in "iu" and kind is int:
             info = np.iinfo(dtype.np)
             if not info.min <= value <= info.max:
                 raise OverflowError(f"__setitem__: {value} is out of range for {dtype} "

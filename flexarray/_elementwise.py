@@ -275,7 +275,10 @@ for _name in __all__:
 
 
 def clip(x, /, min=None, max=None):
-    """Clamp each element of ``x`` to ``[min, max]`` (arrays or Python scalars); NaN stays."""
+    """Clamp each element of ``x`` to ``[min, max]`` (arrays or Python scalars); NaN stays.
+
+    Array bounds broadcast with ``x``; the result has x's dtype.
+    """
     if type(x) is not Array:
         raise TypeError(f"clip: 'x' must be a flexarray array, got {type(x).__name__}")
     _check_category("clip", "real numeric", x._dtype)
@@ -300,11 +303,11 @@ def clip(x, /, min=None, max=None):
         else:
             raise TypeError(f"clip: '{what}' must be None, a flexarray array or a real Python "
                             f"scalar, got {type(bound).__name__}")
-        r = func(r, b)
-    shape = np.broadcast_shapes(x.shape, np.shape(r))
-    if shape != x.shape:
-        raise ValueError(f"clip: 'min'/'max' broadcast x from {x.shape} to {shape}; they must "
-                         f"broadcast to x's shape")
+        try:
+            r = func(r, b)
+        except ValueError:
+            raise ValueError(f"clip: '{what}' of shape {np.shape(b)} does not broadcast with "
+                             f"x of shape {np.shape(r)}") from None
     return wrap(r.astype(x._dtype.np, copy=False))
 
 

@@ -183,8 +183,10 @@ def test_clip_against_numpy():
     f = np.array([np.nan, -1.0, 2.0, 7.0])
     assert_same(to_np(xp.clip(xp.asarray(f), min=xp.asarray([0.0]), max=3.0)),
                 np.clip(f, 0.0, 3.0))
-    with pytest.raises(ValueError, match="broadcast"):
-        xp.clip(xp.asarray([1.0]), min=xp.asarray([0.0, 1.0]))
+    b = np.array([[0.0], [2.0]])
+    assert_same(to_np(xp.clip(xp.asarray(f), min=xp.asarray(b))), np.clip(f, b, None))
+    with pytest.raises(ValueError, match="clip: 'min' of shape \\(2,\\) does not broadcast"):
+        xp.clip(xp.asarray([1.0, 2.0, 3.0]), min=xp.asarray([0.0, 1.0]))
 
 
 @pytest.mark.parametrize("name,arg,pattern", [
