@@ -23,9 +23,9 @@ _PAR_MIN_FLOPS = 1 << 22
 def sdpa(q, k, v, mask, is_causal, scale, gqa_rep):
     """softmax(q k^T * scale + mask) v over the last two axes.
 
-    q (B, L, E), k (Bk, S, E), v (Bk, S, Ev): C-contiguous, same float dtype, batch
-    already broadcast and flattened; query batch b reads key/value batch b // gqa_rep.
-    mask: None, or a (B, L, S)-broadcastable NumPy view (bool or the compute dtype).
+    q (B, L, E), k (Bkv, S, E), v (Bkv, S, Ev): C-contiguous, same float dtype; query
+    batch b reads key/value batch b // gqa_rep. mask: None or (buf, boff, qs, ks) from
+    :func:`flat_mask`: element (b, i, j) at buf[boff[b] + i*qs + j*ks].
     """
     from flexarray._kernels import nn_attention as K_
 
@@ -41,10 +41,10 @@ def sdpa(q, k, v, mask, is_causal, scale, gqa_rep):
         return out
     scale = dtype.type(scale)
     if mask is None:
-        mkind, mbuf, moff0, mstr = 0, np.zeros(1, dtype), None, (0, 0, 0)
+        mkind, mbuf, boff, mqs, mks = 0, np.zeros(1, dtype), None, 0, 0
     else:
-        mkind = 2 if mask.dtype == np.bool_ else 1
-        mbuf, moff0, mstr = _flat_strided(mask, dtype)
+        mbuf, boff, mqs, mks = mask
+        mkind = 2 if mbuf.dtype == np.uint8 else 1
 
     if L * S <= _MATERIALIZE_MAX:
         bq, bk = L, S
@@ -73,8 +73,8 @@ def sdpa(q, k, v, mask, is_causal, scale, gqa_rep):
             c1 = min(cend, c0 + bk)
             ST = _par.scratch("attn_scores", (c1 - c0, nb), dtype)  # transposed scores
             np.matmul(kb[c0:c1], qb.T, out=ST)
-            moff = 0 if mkind == 0 else moff0 + b * mstr[0] + r0 * mstr[1] + c0 * mstr[2]
-            K_.softmax_tile(ST, scale, mbuf, moff, mstr[1], mstr[2], mkind, is_causal,
+            moff = 0 if mkind == 0 else int(boff[b]) + r0 * mqs + c0 * mks
+            K_.softmax_tile(ST, scale, mbuf, moff, mqs, mks, mkind, is_causal,
                             r0, c0, mrow, alpha, sub, rs, fused)
             if not fused:
                 np.exp(ST, out=ST)
@@ -95,19 +95,24 @@ def sdpa(q, k, v, mask, is_causal, scale, gqa_rep):
     return out
 
 
-def _flat_strided(mask, dtype):
-    """(flat buffer, element offset, element strides) of a 3-D broadcast view of a mask.
+def flat_mask(mask, batch_shape, dtype):
+    """A mask broadcastable to batch_shape + (L, S) as (buf, boff, qs, ks) for sdpa.
 
-    Boolean masks are read as uint8; float masks are cast to the compute dtype once, at
-    their own (unbroadcast) size."""
-    base = mask
-    # undo broadcasting: keep the stride-0 axes at length 1 in the source we copy
-    src_shape = tuple(1 if st == 0 else n for n, st in zip(mask.shape, mask.strides))
-    src = np.lib.stride_tricks.as_strided(mask, src_shape, mask.strides)
-    if base.dtype == np.bool_:
-        flat = np.ascontiguousarray(src).view(np.uint8)
+    Never materializes the broadcast: buf holds the mask at its own size (bool as uint8,
+    float masks cast to the compute dtype once), boff[b] is the element offset of
+    flattened batch b, qs/ks the element strides along queries and keys (0 when
+    broadcast)."""
+    nd = len(batch_shape) + 2
+    m = mask.reshape((1,) * (nd - mask.ndim) + mask.shape)
+    if m.dtype == np.bool_:
+        buf = np.ascontiguousarray(m).view(np.uint8)
     else:
-        flat = np.ascontiguousarray(src, dtype=dtype)
-    strides = [0 if n == 1 else s // flat.itemsize
-               for n, s in zip(src_shape, flat.strides)]
-    return flat.reshape(-1), 0, tuple(int(s) for s in strides)
+        buf = np.ascontiguousarray(m, dtype=dtype)
+    st = [0 if n == 1 else s // buf.itemsize for n, s in zip(buf.shape, buf.strides)]
+    boff = np.zeros(batch_shape, np.int64)
+    for d in range(len(batch_shape)):
+        if st[d]:
+            shape = [1] * len(batch_shape)
+            shape[d] = batch_shape[d]
+            boff = boff + (np.arange(batch_shape[d], dtype=np.int64) * st[d]).reshape(shape)
+    return buf.reshape(-1), boff.reshape(-1), st[-2], st[-1]

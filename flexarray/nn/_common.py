@@ -1,0 +1,86 @@
+"""Argument checking and dtype handling shared by the flexarray.nn frontends."""
+import operator
+
+import numpy as np
+
+from .._array import Array, wrap
+from .. import _dtypes as dt
+
+
+def check_array(x, func, name):
+    """``x`` if it is a flexarray Array; TypeError naming the argument otherwise."""
+    if not isinstance(x, Array):
+        raise TypeError(f"{func}: '{name}' must be a flexarray array, got "
+                        f"{type(x).__name__}; convert it with flexarray.asarray()")
+    return x
+
+
+def float_result_dtype(func, **arrays):
+    """The promoted dtype of the arrays, which must all be real floating-point."""
+    for name, a in arrays.items():
+        if a is not None and not dt.is_real_floating(a.dtype):
+            raise TypeError(f"{func}: '{name}' must have a real floating-point dtype "
+                            f"(float16, bfloat16, float32, float64), got {a.dtype}")
+    return dt.result_type(*(a for a in arrays.values() if a is not None))
+
+
+def compute_dtype(d):
+    """NumPy dtype kernels compute in: float64 for float64, float32 otherwise."""
+    return np.dtype(np.float64) if d is dt.float64 else np.dtype(np.float32)
+
+
+def to_compute(a, cdt, contiguous=True):
+    """``a._arr`` as a C-contiguous NumPy array of dtype cdt (no copy when it already is)."""
+    nd = a._arr
+    if nd.dtype == cdt and (not contiguous or nd.flags.c_contiguous):
+        return nd
+    return np.ascontiguousarray(nd, dtype=cdt) if contiguous else nd.astype(cdt)
+
+
+def finish(nd, result):
+    """Wrap a fresh compute-dtype result as an Array of dtype ``result`` (rounded once)."""
+    if nd.dtype != result.np:
+        nd = nd.astype(result.np)
+    return wrap(nd)
+
+
+def _int(v, func, name):
+    if isinstance(v, (bool, np.bool_)):
+        raise TypeError(f"{func}: '{name}' must be an int or a tuple of ints, got bool")
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError(f"{func}: '{name}' must be an int or a tuple of ints, got "
+                        f"{type(v).__name__}") from None
+
+
+def ntuple(v, n, func, name, minimum):
+    """An int (repeated) or a sequence of n ints, each >= minimum, as a tuple of n ints."""
+    if isinstance(v, (tuple, list)):
+        if len(v) == 1 and n > 1:
+            v = tuple(v) * n
+        if len(v) != n:
+            raise ValueError(f"{func}: '{name}' must be an int or a tuple of {n} ints, got "
+                             f"{tuple(v)!r}")
+        vals = tuple(_int(e, func, name) for e in v)
+    else:
+        vals = (_int(v, func, name),) * n
+    if any(e < minimum for e in vals):
+        what = "positive" if minimum == 1 else "non-negative"
+        raise ValueError(f"{func}: '{name}' must be {what} (>= {minimum}), got "
+                         f"{v if not isinstance(v, list) else tuple(v)!r}")
+    return vals
+
+
+def spatial_names(n):
+    return ", ".join(("D", "H", "W")[3 - n:])
+
+
+def to5d(nd, n):
+    """(N, C, *spatial n) NumPy array as (N, C, D, H, W) with size-1 leading dims (a view)."""
+    return nd.reshape(nd.shape[:2] + (1,) * (3 - n) + nd.shape[2:])
+
+
+def pad3(t, n, fill):
+    """An n-tuple of spatial parameters as the 3-D tuple (leading dims filled)."""
+    return (fill,) * (3 - n) + tuple(t)

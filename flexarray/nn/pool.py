@@ -1,0 +1,174 @@
+"""Max, average and adaptive pooling (channels-first, PyTorch-compatible).
+
+One 3-D implementation (1-D and 2-D inputs get size-1 depth/height). Max pooling
+propagates NaN and, with ``return_indices``, reports PyTorch's flat index into each
+input plane (``(z * H + y) * W + x``); ties keep the first element, NaN the last NaN.
+"""
+from . import _common as C
+from . import _pool_np
+
+__all__ = [f"{kind}_pool{n}d" for kind in ("max", "avg", "adaptive_avg", "adaptive_max")
+           for n in (1, 2, 3)]
+
+
+def _input(n, func, x):
+    C.check_array(x, func, "x")
+    if not C.dt.is_real_floating(x.dtype):
+        raise TypeError(f"{func}: 'x' must have a real floating-point dtype, got {x.dtype}")
+    if x.ndim not in (n + 1, n + 2):
+        raise ValueError(f"{func}: 'x' must be {n + 1}-D (C, {C.spatial_names(n)}) or "
+                         f"{n + 2}-D (N, C, {C.spatial_names(n)}), got shape {x.shape}")
+    unbatched = x.ndim == n + 1
+    spatial = x.shape[-n:]
+    if any(s == 0 for s in spatial):
+        raise ValueError(f"{func}: spatial dimensions of 'x' must be non-zero, got shape "
+                         f"{x.shape}")
+    cdt = C.compute_dtype(x.dtype)
+    xn = C.to_compute(x, cdt)
+    if unbatched:
+        xn = xn[None]
+    return C.to5d(xn, n), spatial, unbatched
+
+
+def _window_params(n, func, kernel_size, stride, padding, dilation, max_pool):
+    ks = C.ntuple(kernel_size, n, func, "kernel_size", 1)
+    if stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0):
+        st = ks
+    else:
+        st = C.ntuple(stride, n, func, "stride", 1)
+    pad = C.ntuple(padding, n, func, "padding", 0)
+    dil = C.ntuple(dilation, n, func, "dilation", 1)
+    window = tuple(d * (k - 1) + 1 for d, k in zip(dil, ks)) if max_pool else ks
+    if any(p > w // 2 for p, w in zip(pad, window)):
+        raise ValueError(f"{func}: padding {pad} must be at most half the "
+                         f"{'effective (dilated) ' if max_pool else ''}kernel size {window}")
+    return ks, st, pad, dil
+
+
+def _out_check(func, x, osp, ks, pad, dil):
+    if any(o < 1 for o in osp):
+        raise ValueError(f"{func}: the pooling window (kernel_size {ks}, dilation {dil}) is "
+                         f"larger than the padded input (shape {x.shape}, padding {pad}): "
+                         f"output size would be {osp}")
+
+
+def _max_pool(n, func, x, kernel_size, stride, padding, dilation, ceil_mode,
+              return_indices):
+    xn, spatial, unbatched = _input(n, func, x)
+    ks, st, pad, dil = _window_params(n, func, kernel_size, stride, padding, dilation, True)
+    osp = tuple(_pool_np.pool_out_size(s, k, t, p, d, bool(ceil_mode))
+                for s, k, t, p, d in zip(spatial, ks, st, pad, dil))
+    _out_check(func, x, osp, ks, pad, dil)
+    out, idx = _pool_np.max_pool3d(xn, C.pad3(ks, n, 1), C.pad3(st, n, 1), C.pad3(pad, n, 0),
+                                   C.pad3(dil, n, 1), bool(ceil_mode), bool(return_indices))
+    res = _unpad(out, n, unbatched)
+    res = C.finish(res, x.dtype)
+    if return_indices:
+        return res, C.wrap(_unpad(idx, n, unbatched))
+    return res
+
+
+def _unpad(a, n, unbatched):
+    a = a.reshape(a.shape[:2] + a.shape[5 - n:])
+    return a[0] if unbatched else a
+
+
+def _avg_pool(n, func, x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+              divisor_override):
+    xn, spatial, unbatched = _input(n, func, x)
+    ks, st, pad, _ = _window_params(n, func, kernel_size, stride, padding, 1, False)
+    if divisor_override is not None:
+        divisor_override = C._int(divisor_override, func, "divisor_override")
+        if divisor_override == 0:
+            raise ValueError(f"{func}: 'divisor_override' must be non-zero")
+    osp = tuple(_pool_np.pool_out_size(s, k, t, p, 1, bool(ceil_mode))
+                for s, k, t, p in zip(spatial, ks, st, pad))
+    _out_check(func, x, osp, ks, pad, (1,) * n)
+    out = _pool_np.avg_pool3d(xn, C.pad3(ks, n, 1), C.pad3(st, n, 1), C.pad3(pad, n, 0),
+                              bool(ceil_mode), bool(count_include_pad), divisor_override)
+    return C.finish(_unpad(out, n, unbatched), x.dtype)
+
+
+def _adaptive(n, func, x, output_size, mode):
+    xn, spatial, unbatched = _input(n, func, x)
+    if isinstance(output_size, (tuple, list)):
+        if len(output_size) != n:
+            raise ValueError(f"{func}: 'output_size' must be an int or a tuple of {n} ints "
+                             f"(or None), got {tuple(output_size)!r}")
+        osz = tuple(s if o is None else C._int(o, func, "output_size")
+                    for o, s in zip(output_size, spatial))
+    else:
+        osz = (C._int(output_size, func, "output_size"),) * n
+    if any(o < 1 for o in osz):
+        raise ValueError(f"{func}: 'output_size' must be positive, got {output_size!r}")
+    out, idx = _pool_np.adaptive_pool3d(xn, C.pad3(osz, n, 1), mode)
+    res = C.finish(_unpad(out, n, unbatched), x.dtype)
+    if mode == "argmax":
+        return res, C.wrap(_unpad(idx, n, unbatched))
+    return res
+
+
+_MAX_DOC = """{n}-D max pooling, like ``torch.nn.functional.max_pool{n}d``.
+
+    x: (N, C, {sp}) or (C, {sp}), real floating. kernel_size, stride (default
+    kernel_size), padding (implicit -inf, at most half the effective kernel), dilation:
+    int or tuple of {n}. ceil_mode: round the output size up (a window must still start
+    inside the input or its left padding). NaN propagates. With return_indices, also
+    returns int64 flat indices into each input plane (PyTorch's convention).
+    """
+_AVG_DOC = """{n}-D average pooling, like ``torch.nn.functional.avg_pool{n}d``.
+
+    x: (N, C, {sp}) or (C, {sp}), real floating. kernel_size, stride (default
+    kernel_size), padding (zeros, at most half the kernel): int or tuple of {n}.
+    count_include_pad: divide by the window size including padding (True) or by the
+    number of input elements. divisor_override (2-D/3-D): divide by this instead.
+    """
+_AAVG_DOC = """{n}-D adaptive average pooling, like
+    ``torch.nn.functional.adaptive_avg_pool{n}d``: output_size (int or tuple of {n}, None
+    keeps that input size); output i averages input [floor(i*L/out), ceil((i+1)*L/out)).
+    """
+_AMAX_DOC = """{n}-D adaptive max pooling, like
+    ``torch.nn.functional.adaptive_max_pool{n}d``: windows as in adaptive average pooling;
+    NaN propagates; with return_indices, also int64 flat indices into each input plane.
+    """
+
+
+def _make(kind, n):
+    name = f"{kind}_pool{n}d"
+    fmt = dict(n=n, sp=C.spatial_names(n))
+    if kind == "max":
+        def f(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+              return_indices=False):
+            return _max_pool(n, name, x, kernel_size, stride, padding, dilation, ceil_mode,
+                             return_indices)
+        doc = _MAX_DOC
+    elif kind == "avg" and n == 1:
+        def f(x, kernel_size, stride=None, padding=0, ceil_mode=False,
+              count_include_pad=True):
+            return _avg_pool(n, name, x, kernel_size, stride, padding, ceil_mode,
+                             count_include_pad, None)
+        doc = _AVG_DOC
+    elif kind == "avg":
+        def f(x, kernel_size, stride=None, padding=0, ceil_mode=False,
+              count_include_pad=True, divisor_override=None):
+            return _avg_pool(n, name, x, kernel_size, stride, padding, ceil_mode,
+                             count_include_pad, divisor_override)
+        doc = _AVG_DOC
+    elif kind == "adaptive_avg":
+        def f(x, output_size):
+            return _adaptive(n, name, x, output_size, "avg")
+        doc = _AAVG_DOC
+    else:
+        def f(x, output_size, return_indices=False):
+            return _adaptive(n, name, x, output_size, "argmax" if return_indices else "max")
+        doc = _AMAX_DOC
+    f.__name__ = f.__qualname__ = name
+    f.__module__ = "flexarray.nn"
+    f.__doc__ = doc.format(**fmt)
+    return f
+
+
+for _name in __all__:
+    _kind, _n = _name[:-len("_pool1d")], int(_name[-2])
+    globals()[_name] = _make(_kind, _n)
+del _name, _kind, _n
