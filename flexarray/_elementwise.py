@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _dtypes as _dt
 from . import _special
-from ._array import Array, wrap
+from ._array import Array, Buffer, _new, wrap
 
 # --- the table ----------------------------------------------------------------------------
 # name: (implementation, input category, result rule, may warn)
@@ -52,7 +52,7 @@ UNARY = {
     "exp": (np.exp, "floating", "same"),
     "expm1": (_special.expm1, "floating", "same"),
     "floor": (np.floor, "real numeric", "same"),
-    "imag": (np.imag, "numeric", "real"),
+    "imag": (_special.imag, "numeric", "real"),
     "isfinite": (np.isfinite, "numeric", "bool"),
     "isinf": (np.isinf, "numeric", "bool"),
     "isnan": (np.isnan, "numeric", "bool"),
@@ -63,7 +63,7 @@ UNARY = {
     "logical_not": (np.logical_not, "boolean", "bool"),
     "negative": (np.negative, "numeric", "same"),
     "positive": (np.positive, "numeric", "same"),
-    "real": (np.real, "numeric", "real"),
+    "real": (_special.real, "numeric", "real"),
     "reciprocal": (np.reciprocal, "floating", "same"),
     "round": (np.round, "numeric", "same"),
     "sign": (_special.sign, "numeric", "same"),
@@ -108,17 +108,11 @@ BINARY = {
     "subtract": (np.subtract, "numeric", "same"),
 }
 
-#: functions that never warn on any input: called without an errstate guard (~1 us saved)
-_QUIET = {"abs", "bitwise_invert", "ceil", "conj", "floor", "imag", "isfinite", "isinf",
-          "isnan", "logical_not", "negative", "positive", "real", "round", "sign", "signbit",
-          "trunc", "bitwise_and", "bitwise_or", "bitwise_xor", "equal", "not_equal", "greater",
-          "greater_equal", "less", "less_equal", "logical_and", "logical_or", "logical_xor",
-          "maximum", "minimum", "copysign", "bitwise_left_shift", "bitwise_right_shift"}
-
 # --- engine -------------------------------------------------------------------------------
 
 _SCALARS = (builtins.bool, int, float, complex)
 _HALF_NP = (np.dtype(np.float16), _dt.bfloat16.np)
+_BY_NP = _dt._BY_NP
 #: below this many output elements one thread does the work (thread hand-off ~20-40 us)
 PARALLEL_MIN = 1 << 20
 _THREADS = min(os.cpu_count() or 1, 8)
@@ -142,8 +136,9 @@ def _operands(name, x1, x2):
     if type(x1) is Array:
         if type(x2) is Array:
             d1, d2 = x1._dtype, x2._dtype
-            dt = _dt.PROMOTION.get((d1, d2)) or _dt.promote(d1, d2)
-            return x1._arr, x2._arr, dt
+            if d1 is d2:
+                return x1._arr, x2._arr, d1
+            return x1._arr, x2._arr, _dt.PROMOTION.get((d1, d2)) or _dt.promote(d1, d2)
         if isinstance(x2, _SCALARS):
             dt = _dt.promote(x1._dtype, _dt.scalar_dtype(x2, x1._dtype))
             return x1._arr, _scalar_operand(name, x2, dt), dt
@@ -169,34 +164,64 @@ def _scalar_operand(name, value, dt):
     return np.asarray(value, dtype=dt.np)[()]
 
 
-def _ufunc(func, args, out, dtype):
-    """Run ``func(*args)`` into ``out`` (or a new array), in chunks on threads when large."""
-    n = out.size if out is not None else max(np.size(a) for a in args)
-    if n < PARALLEL_MIN or _THREADS < 2:
-        if out is None:
-            return func(*args) if dtype is None else func(*args, dtype=dtype)
-        return func(*args, out=out) if dtype is None else func(*args, out=out, dtype=dtype)
+try:  # NumPy 2 keeps its floating-point error state in a context variable: setting it
+    # directly costs ~0.1 us, where ``with np.errstate(...)`` costs ~1-2 us per call
+    from numpy._core._multiarray_umath import _extobj_contextvar as _ERRSTATE
+    from numpy._core._multiarray_umath import _make_extobj
+    _IGNORE_ALL = _make_extobj(all="ignore")
+except ImportError:  # pragma: no cover - other NumPy versions
+    _ERRSTATE = None
+
+
+def _quiet(func, args, kw):
+    """``func(*args, **kw)`` with floating-point warnings off: IEEE results (inf, NaN) are
+    the defined behaviour of these functions, not an error."""
+    if _ERRSTATE is None:
+        with np.errstate(all="ignore"):
+            return func(*args, **kw)
+    token = _ERRSTATE.set(_IGNORE_ALL)
+    try:
+        return func(*args, **kw)
+    finally:
+        _ERRSTATE.reset(token)
+
+
+def _is_large(args, out):
+    if out is not None:
+        return out.size >= PARALLEL_MIN
+    n = 1
+    for a in args:
+        if type(a) is np.ndarray:
+            n *= a.size  # an upper bound of the broadcast size: exact check below
+    if n < PARALLEL_MIN:
+        return False
+    return int(np.prod(np.broadcast_shapes(*(np.shape(a) for a in args)))) >= PARALLEL_MIN
+
+
+def _ufunc(func, args, out=None):
+    """``func(*args)`` into ``out`` (or a new array): on all cores in chunks when large."""
+    if _THREADS < 2 or not _is_large(args, out):
+        return _quiet(func, args, {} if out is None else {"out": out})
     if out is None:
         shape = np.broadcast_shapes(*(np.shape(a) for a in args))
-        probe = func(*(np.asarray(a).reshape(-1)[:1] if np.size(a) else a for a in args),
-                     **({} if dtype is None else {"dtype": dtype}))
-        out = np.empty(shape, probe.dtype)
+        probe = _quiet(func, tuple(a.reshape(-1)[:1] if type(a) is np.ndarray else a
+                                   for a in args), {})
+        out = np.empty(shape, np.result_type(probe))
     ax = int(np.argmax(out.shape))
     length, nd = out.shape[ax], out.ndim
     bounds = [length * i // _THREADS for i in range(_THREADS + 1)]
-    kw = {} if dtype is None else {"dtype": dtype}
+
+    def cut(a, sl):
+        if type(a) is not np.ndarray:
+            return a
+        k = ax - (nd - a.ndim)
+        if k < 0 or a.shape[k] == 1:
+            return a
+        return a[(slice(None),) * k + (sl,)]
 
     def part(i):
         sl = slice(bounds[i], bounds[i + 1])
-
-        def cut(a):
-            if not isinstance(a, np.ndarray):
-                return a
-            k = ax - (nd - a.ndim)
-            if k < 0 or a.shape[k] == 1:
-                return a
-            return a[(slice(None),) * k + (sl,)]
-        func(*(cut(a) for a in args), out=cut(out), **kw)
+        _quiet(func, tuple(cut(a, sl) for a in args), {"out": cut(out, sl)})
 
     futures = [_executor().submit(part, i) for i in range(1, _THREADS)]
     part(0)
@@ -205,41 +230,65 @@ def _ufunc(func, args, out, dtype):
     return out
 
 
+#: float16/bfloat16 operations with a Numba kernel (~30x NumPy's float16 add); the rest
+#: compute through float32 NumPy ufuncs and round once
+_HALF_KERNEL_OPS = {"add", "subtract", "multiply", "divide", "maximum", "minimum"}
+
+
 def _compute(name, func, args, dt, out=None):
     """Apply ``func`` to NumPy operands whose promoted dtype is ``dt``."""
-    if dt.np in _HALF_NP:  # compute in float32, round once
-        wide = tuple(a.astype(np.float32) if isinstance(a, np.ndarray) else a for a in args)
-        r = _guarded(name, func, wide, None, None)
-        if r.dtype.kind == "f":
-            r = r.astype(dt.np)
-        if out is not None:
-            out[...] = r
+    if dt.np not in _HALF_NP:
+        return _ufunc(func, args, out)
+    if name in _HALF_KERNEL_OPS:
+        from ._kernels import half
+        a, b = (x if type(x) is np.ndarray else np.asarray(x, dt.np) for x in args)
+        if a.dtype == b.dtype == dt.np:
+            if out is None:
+                out = np.empty(np.broadcast_shapes(a.shape, b.shape), dt.np)
+            elif np.shares_memory(out, b) and out is not b:
+                b = b.copy()  # the kernel may not read an input it partially overwrites
+            half.binary(name, a, b, out)
             return out
+    wide = tuple(a.astype(np.float32) if type(a) is np.ndarray else a for a in args)
+    r = np.asarray(_ufunc(func, wide))
+    if r.dtype.kind == "f":
+        r = r.astype(dt.np)
+    if out is None:
         return r
-    return _guarded(name, func, args, out, None)
+    out[...] = r
+    return out
 
 
-def _guarded(name, func, args, out, dtype):
-    if name in _QUIET:
-        return _ufunc(func, args, out, dtype)
-    with np.errstate(all="ignore"):
-        return _ufunc(func, args, out, dtype)
+def _wrap(r):
+    if type(r) is not np.ndarray:
+        r = np.asarray(r)
+    return _new(r, Buffer(), _BY_NP[r.dtype])
+
+
+def _allowed(cat):
+    return frozenset(d for d in _dt.ALL if _CATEGORIES[cat](d))
 
 
 def _make_unary(name, func, cat):
+    allowed = _allowed(cat)
+
     def f(x, /):
         if type(x) is not Array:
             raise TypeError(f"{name}: 'x' must be a flexarray array, got {type(x).__name__}")
-        _check_category(name, cat, x._dtype)
-        return wrap(_compute(name, func, (x._arr,), x._dtype))
+        if x._dtype not in allowed:
+            _check_category(name, cat, x._dtype)
+        return _wrap(_compute(name, func, (x._arr,), x._dtype))
     return f
 
 
 def _make_binary(name, func, cat):
+    allowed = _allowed(cat)
+
     def f(x1, x2, /):
         a1, a2, dt = _operands(name, x1, x2)
-        _check_category(name, cat, dt, "x1' and 'x2")
-        return wrap(_compute(name, func, (a1, a2), dt))
+        if dt not in allowed:
+            _check_category(name, cat, dt, "x1' and 'x2")
+        return _wrap(_compute(name, func, (a1, a2), dt))
     return f
 
 

@@ -41,3 +41,19 @@ def expm1(z, out=None, dtype=None):
         return np.where(bad, special, r)
     np.copyto(out, special, where=bad)
     return out
+
+
+def real(z, out=None):
+    """The real part as a new array (``np.real`` returns a view of ``z``'s memory)."""
+    if out is None:
+        return np.array(np.real(z))
+    out[...] = np.real(z)
+    return out
+
+
+def imag(z, out=None):
+    """The imaginary part as a new array (zeros for real input)."""
+    if out is None:
+        return np.array(np.imag(z))
+    out[...] = np.imag(z)
+    return out

@@ -53,7 +53,7 @@ class ValueModel(RuleBasedStateMachine):
     def flip(self, i):
         x, m = self.pairs[i]
         key = (slice(None, None, -1),) * m.ndim
-        return self._add(x[key], m[key].copy())
+        return self._add(x[key], np.array(m[key]))
 
     @rule(target=arrays, i=arrays, data=st.data())
     def permute(self, i, data):
