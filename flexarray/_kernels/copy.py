@@ -1,0 +1,163 @@
+"""Strided copies: ``copy_into(dst, src)`` for any two layouts of the same shape.
+
+Elements are moved as raw bits (``src`` and ``dst`` have the same item size; no casting).
+The dims are ordered by the destination's strides and coalesced (see ``_intrinsics.plan``);
+then:
+
+- when the source also runs along the destination's innermost dim (stride 0 or 1), rows are
+  copied directly (contiguous rows become a memcpy);
+- otherwise (a transpose) the source's most contiguous dim and the destination's innermost
+  dim are walked in square tiles of four cache lines a side, staged through a small buffer:
+  both sides then touch whole cache lines. Measured on 4096x4096 float32
+  (``np.ascontiguousarray(a.T)``): 5-9x NumPy on one thread; the other tile shapes tried
+  (plain i-j loops, 16x16 up to 128x128 tiles) were 1.2-2x slower.
+
+Work is split into rows or tile strips and spread over Python threads above
+``PARALLEL_MIN`` elements. One specialization per item size (1, 2, 4, 8, 16 bytes); cold
+compile ~0.5 s each.
+
+Entry points: ``copy_into(dst, src)``, ``ascontiguous(src) -> ndarray`` and
+``copy_flat(shape, src, so, ss, dst, do, sd)`` on flat buffers.
+"""
+import numpy as np
+
+from flexarray._kernels import kernel
+from flexarray._kernels._intrinsics import NTHREADS, flat_view, plan, run_split
+
+__all__ = ["copy_into", "ascontiguous", "copy_flat"]
+
+# NumPy dtype the bits move as, by item size
+_BITS = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
+         8: np.dtype(np.uint64), 16: np.dtype(np.complex128)}
+_CHUNK = 1 << 16         # elements per work item in row mode
+PARALLEL_MIN = 1 << 20   # elements; below this one thread does the work
+
+
+def _copy_kernel(src, so, ss, dst, do, sd, shape, tile, lo, hi):
+    """Work items ``[lo, hi)``. ``tile == 0``: row mode, items are runs of up to ``_CHUNK``
+    elements along dim 3. ``tile > 0``: items are strips of ``tile`` indices of dim 2, each
+    copied in ``tile x tile`` blocks of dims (2, 3) through a buffer."""
+    n0, n1, n2, n3 = shape
+    if tile == 0:
+        nci = (n3 + _CHUNK - 1) // _CHUNK
+        s3, d3 = ss[3], sd[3]
+        for t in range(lo, hi):
+            c = t % nci
+            r = t // nci
+            i2 = r % n2
+            r = r // n2
+            i1 = r % n1
+            i0 = r // n1
+            start = c * _CHUNK
+            m = min(_CHUNK, n3 - start)
+            ps = so + i0 * ss[0] + i1 * ss[1] + i2 * ss[2] + start * s3
+            pd = do + i0 * sd[0] + i1 * sd[1] + i2 * sd[2] + start * d3
+            if s3 == 1 and d3 == 1:
+                dst[pd:pd + m] = src[ps:ps + m]
+            elif s3 == 0:
+                v = src[ps]
+                for i in range(m):
+                    dst[np.uint64(pd + i * d3)] = v
+            else:
+                for i in range(m):
+                    dst[np.uint64(pd + i * d3)] = src[np.uint64(ps + i * s3)]
+        return
+    buf = np.empty(tile * tile, dst.dtype)
+    nstrips = (n2 + tile - 1) // tile
+    for t in range(lo, hi):
+        g = t % nstrips
+        r = t // nstrips
+        i1 = r % n1
+        i0 = r // n1
+        a0 = g * tile
+        ti = min(tile, n2 - a0)
+        ps0 = so + i0 * ss[0] + i1 * ss[1] + a0 * ss[2]
+        pd0 = do + i0 * sd[0] + i1 * sd[1] + a0 * sd[2]
+        for b0 in range(0, n3, tile):
+            tj = min(tile, n3 - b0)
+            ps = ps0 + b0 * ss[3]
+            pd = pd0 + b0 * sd[3]
+            s2, s3, d2, d3 = ss[2], ss[3], sd[2], sd[3]
+            if ti == tile and tj == tile and s2 == 1 and d3 == 1:
+                # full tile, unit inner strides: fixed trip counts and constant strides let
+                # LLVM vectorize (bounds from min() here cost 1.7x)
+                for j in range(tile):
+                    q = ps + j * s3
+                    for i in range(tile):
+                        buf[i * tile + j] = src[np.uint64(q + i)]
+                for i in range(tile):
+                    q = pd + i * d2
+                    for j in range(tile):
+                        dst[np.uint64(q + j)] = buf[i * tile + j]
+            else:
+                for j in range(tj):
+                    q = ps + j * s3
+                    for i in range(ti):
+                        buf[i * tile + j] = src[np.uint64(q + i * s2)]
+                for i in range(ti):
+                    q = pd + i * d2
+                    for j in range(tj):
+                        dst[np.uint64(q + j * d3)] = buf[i * tile + j]
+
+
+_copy = kernel(_copy_kernel)
+
+
+def copy_flat(shape, src, so, ss, dst, do, sd):
+    """``copy_into`` on flat buffers: 1-D arrays of one bits dtype (``src`` may be read-only),
+    element offsets ``so``/``do`` and element strides ``ss``/``sd`` over ``shape``."""
+    p = plan(shape, (sd, ss), (do, so))
+    if p is None:  # more than 4 dims after coalescing: loop over the first
+        for i in range(shape[0]):
+            copy_flat(shape[1:], src, so + i * ss[0], ss[1:], dst, do + i * sd[0], sd[1:])
+        return
+    shp, (sd4, ss4), (do, so) = p
+    n = shp[0] * shp[1] * shp[2] * shp[3]
+    if n == 0:
+        return
+    tile = 0
+    s3 = abs(ss4[3])
+    if s3 > 1:
+        # the source's most contiguous dim (besides dim 3) goes to position 2 and is tiled
+        k = min(range(3), key=lambda d: (abs(ss4[d]) if shp[d] > 1 else 1 << 62))
+        if shp[k] > 1 and abs(ss4[k]) < s3:
+            perm = [d for d in range(3) if d != k] + [k, 3]
+            shp = tuple(shp[d] for d in perm)
+            ss4 = tuple(ss4[d] for d in perm)
+            sd4 = tuple(sd4[d] for d in perm)
+            tile = max(4, 256 // dst.itemsize)  # four cache lines a side
+    if tile:
+        items = shp[0] * shp[1] * ((shp[2] + tile - 1) // tile)
+    else:
+        items = shp[0] * shp[1] * shp[2] * ((shp[3] + _CHUNK - 1) // _CHUNK)
+    run_split(_copy, (src, so, ss4, dst, do, sd4, shp, tile), items,
+              NTHREADS if n >= PARALLEL_MIN else 1)
+
+
+def _bits(a, readonly):
+    v = a.view(_BITS[a.itemsize]) if a.dtype != _BITS[a.itemsize] else a
+    return flat_view(v, readonly=readonly)
+
+
+def copy_into(dst, src):
+    """``dst[...] = src`` for NumPy arrays of equal item size (bits are copied), any strides
+    (negative, zero). ``src`` broadcasts to ``dst.shape``; the two must not overlap."""
+    if src.shape != dst.shape:
+        src = np.broadcast_to(src, dst.shape)
+    if dst.size == 0:
+        return dst
+    fs = _bits(src, True)
+    if fs is None:
+        fs = _bits(np.ascontiguousarray(src), True)
+    fd = _bits(dst, False)
+    if fd is None:  # odd destination strides: NumPy handles them
+        dst[...] = src
+        return dst
+    copy_flat(dst.shape, fs[0], fs[1], fs[2], fd[0], fd[1], fd[2])
+    return dst
+
+
+def ascontiguous(src):
+    """A new C-contiguous copy of ``src`` (``np.ascontiguousarray`` that always copies)."""
+    out = np.empty(src.shape, src.dtype)
+    return copy_into(out, src)
