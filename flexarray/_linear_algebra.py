@@ -17,6 +17,7 @@ from . import _dtypes as _dt
 from . import _kernels_bridge as _bridge
 from ._array import wrap
 from ._helpers import check_array
+from ._statistical import cast_result
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
 
@@ -61,7 +62,7 @@ def matmul_np(a, b, dt):
         return np.matmul(a, b)
     ct = compute_np(dt)
     r = np.matmul(a.astype(ct, copy=False), b.astype(ct, copy=False))
-    return np.asarray(r).astype(dt.np, copy=False)
+    return cast_result(r, dt)
 
 
 def matmul(x1, x2, /):
@@ -172,4 +173,4 @@ def vecdot(x1, x2, /, *, axis=-1):
     a, b = x1._arr.astype(ct, copy=False), x2._arr.astype(ct, copy=False)
     with np.errstate(all="ignore"):
         r = np.vecdot(a, b, axis=axis)
-    return wrap(np.asarray(r).astype(dt.np, copy=False))
+    return wrap(cast_result(r, dt))

@@ -68,6 +68,16 @@ def accumulation_dtype(func: str, xdt, dtype):
     return dtype
 
 
+def cast_result(r, dt) -> np.ndarray:
+    """A fresh NumPy result ``r`` as NumPy dtype of flexarray dtype ``dt`` (no copy when it
+    already is). Rounding to a half may overflow to inf: that is the IEEE result, unwarned."""
+    r = np.asarray(r)
+    if r.dtype == dt.np:
+        return r
+    with np.errstate(all="ignore"):
+        return r.astype(dt.np)
+
+
 def _compute_np(dt):
     """The NumPy dtype arithmetic runs in for a result of dtype ``dt``."""
     return _F32 if dt in _dt.HALF else dt.np
@@ -99,7 +109,7 @@ def sum_np(a: np.ndarray, axes: tuple, out_dt, keepdims: bool = False) -> np.nda
     if r is None:
         with np.errstate(all="ignore"):
             r = np.sum(a, axis=axes, dtype=acc, keepdims=keepdims)
-    return np.asarray(r).astype(out_dt.np, copy=False)
+    return cast_result(r, out_dt)
 
 
 def _accumulate(func, name, x, axis, dtype, keepdims):
@@ -111,7 +121,7 @@ def _accumulate(func, name, x, axis, dtype, keepdims):
     if r is None:
         with np.errstate(all="ignore"):
             r = getattr(np, name)(a, axis=axes, dtype=acc, keepdims=keepdims)
-    return wrap(np.asarray(r).astype(out_dt.np, copy=False))
+    return wrap(cast_result(r, out_dt))
 
 
 def sum(x, /, *, axis=None, dtype=None, keepdims=False):
@@ -146,7 +156,7 @@ def _extremum(func, x, axis, keepdims):
         if d in _dt.HALF:  # exact in float32; NumPy's float16/bfloat16 max is 8-18x slower
             a = a.astype(_F32)
         r = (np.max if func == "max" else np.min)(a, axis=axes, keepdims=keepdims)
-    return wrap(np.asarray(r).astype(d.np, copy=False))
+    return wrap(cast_result(r, d))
 
 
 def max(x, /, *, axis=None, keepdims=False):
@@ -188,7 +198,7 @@ def mean(x, /, *, axis=None, keepdims=False):
         with np.errstate(all="ignore"):
             s = np.sum(a, axis=axes, dtype=acc, keepdims=keepdims)
     r = np.true_divide(s, n, dtype=acc)
-    return wrap(np.asarray(r).astype(out_dt.np, copy=False))
+    return wrap(cast_result(r, out_dt))
 
 
 def _check_correction(func, correction):
@@ -210,7 +220,7 @@ def _variance(func, x, axis, correction, keepdims):
                    keepdims=keepdims)
         if func == "std":
             r = np.sqrt(r)
-    return wrap(np.asarray(r).astype(out_dt.np, copy=False))
+    return wrap(cast_result(r, out_dt))
 
 
 def var(x, /, *, axis=None, correction=0.0, keepdims=False):
@@ -245,7 +255,7 @@ def _cumulative(func, npfunc, x, axis, dtype, include_initial):
     out_dt = accumulation_dtype(func, x._dtype, dtype)
     with np.errstate(all="ignore"):
         r = npfunc(a, axis=ax, dtype=_compute_np(out_dt), include_initial=include_initial)
-    return wrap(r.astype(out_dt.np, copy=False))
+    return wrap(cast_result(r, out_dt))
 
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):

@@ -9,7 +9,7 @@ import numpy as np
 from . import _dtypes as _dt
 from ._array import Array, wrap
 from ._helpers import check_array, normalize_axis
-from ._statistical import _reduction_axes
+from ._statistical import _reduction_axes, cast_result
 
 __all__ = ["all", "any", "diff"]
 
@@ -85,4 +85,4 @@ def diff(x, /, n=1, axis=-1, prepend=None, append=None):
         a = a.astype(_F32)
     with np.errstate(all="ignore"):
         r = np.diff(a, n=n, axis=ax)
-    return wrap(r.astype(dt.np, copy=False))  # np.diff's result is always fresh
+    return wrap(cast_result(r, dt))  # np.diff's result is always fresh

@@ -22,7 +22,7 @@ from ._array import Array, view_of, wrap
 from ._helpers import check_array, normalize_axes, normalize_axis
 from ._linear_algebra import (as_compute, compute_np, matmul, matmul_np, matrix_transpose,
                               numeric_pair, tensordot, vecdot)
-from ._statistical import accumulation_dtype, sum_np
+from ._statistical import accumulation_dtype, cast_result, sum_np
 
 __all__ = ["cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
            "inv", "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose",
@@ -92,7 +92,7 @@ def _matrices(func, x, *, square=False, name="x"):
 
 def _out(r, dt):
     """A NumPy result as a new Array of flexarray dtype ``dt`` (rounded once for halves)."""
-    return wrap(np.asarray(r).astype(dt.np, copy=False))
+    return wrap(cast_result(r, dt))
 
 
 def _lapack(func, f, *args, **kwargs):

@@ -153,7 +153,7 @@ def test_vecdot_against_numpy(data):
 
     def reference(p, q):
         p, q = np.broadcast_arrays(p, q)
-        return np.sum(np.conj(p) * q, axis=axis)
+        return np.sum(np.conj(p) * q, axis=axis, dtype=np.result_type(p, q))
     check_product(r, a, b, dt, reference)
 
 
