@@ -22,6 +22,20 @@ __all__ = ["broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "ex
            "stack", "tile", "unstack"]
 
 
+#: from this many elements a copying reshape uses the tiled Numba copy
+#: (``flexarray._kernels.copy.ascontiguous``): measured against NumPy's copy of a transposed
+#: float32 square: 0.5x at 128^2, 1.3x at 256^2, 2.6x at 512^2, 4-5x at 1024^2-4096^2.
+KERNEL_COPY_MIN = 1 << 16
+
+
+def contiguous_copy(a: np.ndarray) -> np.ndarray:
+    """A fresh C-contiguous copy of the NumPy array ``a``."""
+    if a.size >= KERNEL_COPY_MIN:
+        from ._kernels.copy import ascontiguous
+        return ascontiguous(a)
+    return np.array(a, order="C", copy=True)
+
+
 # --- argument helpers (shared with the other chapter modules of this package) --------------
 
 def as_int(v, func: str, name: str) -> int:
@@ -301,7 +315,7 @@ def reshape(x, /, shape, *, copy=None):
                          f"{x.size}) into {shape} (size {known})")
     a = x._arr
     if copy and (x._buf.exported or not a.flags.writeable):
-        return wrap(a.reshape(shape, order="C", copy=True))
+        return wrap(contiguous_copy(a).reshape(shape))
     try:
         view = a.reshape(shape, copy=False)
     except ValueError:
@@ -309,7 +323,7 @@ def reshape(x, /, shape, *, copy=None):
             raise ValueError(f"reshape: an array of shape {x.shape} with strides "
                              f"{a.strides} (bytes) cannot be viewed as {shape}; copy=False "
                              f"forbids the copy this needs (use copy=None)") from None
-        return wrap(a.reshape(shape, order="C", copy=True))
+        return wrap(contiguous_copy(a).reshape(shape))
     return view_of(x, view)
 
 

@@ -369,6 +369,19 @@ def test_reshape_of_transposed_view_is_a_copy_only_when_needed():
                 .reshape(6, 4))
 
 
+@pytest.mark.parametrize("dtype", [xp.float32, xp.complex128, xp.bfloat16])
+def test_reshape_copy_of_large_strided_arrays(dtype):
+    from flexarray._manipulation import KERNEL_COPY_MIN
+    n = int(KERNEL_COPY_MIN ** 0.5) + 3  # above the size where the Numba copy takes over
+    base = (np.arange(2 * n * n) % 251).astype(dtype.np).reshape(2 * n, n)
+    x = fx(base)
+    for view, ref in ((x[::2].mT, base[::2].T), (xp.flip(x, axis=1)[1:], base[1:, ::-1])):
+        for copy in (None, True):
+            r = xp.reshape(view, (-1,), copy=copy)
+            assert r._buf is not x._buf
+            assert_bits(r, ref.reshape(-1))
+
+
 # --- computed -------------------------------------------------------------------------------
 
 @settings(max_examples=60)
