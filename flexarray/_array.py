@@ -133,6 +133,10 @@ def _normalize_key(key):
     return tuple(items), not advanced
 
 
+#: the dtype kinds each Python scalar type may be stored into
+_SCALAR_KIND = {bool: "biufc", int: "iufc", float: "fc", complex: "c"}
+
+
 def _setitem_value(value, dtype):
     """``value`` as a NumPy operand for ``x[...] = value`` into an array of ``dtype``."""
     if isinstance(value, Array):
@@ -141,14 +145,14 @@ def _setitem_value(value, dtype):
             raise TypeError(f"__setitem__: cannot store {value._dtype} values in an array of "
                             f"{dtype} (it would change their kind); cast with astype()")
         return value._arr
-    t = type(value)
-    if t is bool or isinstance(value, (int, float, complex)):
-        fits = {bool: "biufc", int: "iufc", float: "fc", complex: "c"}
-        kind = next(k for k in (bool, int, float, complex) if isinstance(value, k))
-        if dtype.kind not in fits[kind]:
-            raise TypeError(f"__setitem__: cannot store a Python {kind.__name__} in an array "
-                            f"of {dtype}")
-        if dtype.kind in "iu" and kind is int:
+    kind = _SCALAR_KIND.get(type(value))
+    if kind is None and isinstance(value, (int, float, complex)):  # subclasses, NumPy scalars
+        kind = next(k for t, k in _SCALAR_KIND.items() if isinstance(value, t))
+    if kind is not None:
+        if dtype.kind not in kind:
+            raise TypeError(f"__setitem__: cannot store a Python {type(value).__name__} in an "
+                            f"array of {dtype}")
+        if kind == "iufc" and dtype.kind in "iu":
             info = np.iinfo(dtype.np)
             if not info.min <= value <= info.max:
                 raise OverflowError(f"__setitem__: {value} is out of range for {dtype} "
@@ -234,7 +238,7 @@ class Array:
         return wrap(r)
 
     def __setitem__(self, key, value):
-        k, _ = _normalize_key(key)
+        k = key if type(key) is int else _normalize_key(key)[0]
         v = _setitem_value(value, self._dtype)
         self._writable()[k] = v
 

@@ -173,15 +173,15 @@ except ImportError:  # pragma: no cover - other NumPy versions
     _ERRSTATE = None
 
 
-def _quiet(func, args, kw):
-    """``func(*args, **kw)`` with floating-point warnings off: IEEE results (inf, NaN) are
-    the defined behaviour of these functions, not an error."""
+def _quiet(func, args, out=None):
+    """``func(*args[, out=out])`` with floating-point warnings off: IEEE results (inf, NaN)
+    are the defined behaviour of these functions, not an error."""
     if _ERRSTATE is None:
         with np.errstate(all="ignore"):
-            return func(*args, **kw)
+            return func(*args) if out is None else func(*args, out=out)
     token = _ERRSTATE.set(_IGNORE_ALL)
     try:
-        return func(*args, **kw)
+        return func(*args) if out is None else func(*args, out=out)
     finally:
         _ERRSTATE.reset(token)
 
@@ -201,11 +201,11 @@ def _is_large(args, out):
 def _ufunc(func, args, out=None):
     """``func(*args)`` into ``out`` (or a new array): on all cores in chunks when large."""
     if _THREADS < 2 or not _is_large(args, out):
-        return _quiet(func, args, {} if out is None else {"out": out})
+        return _quiet(func, args, out)
     if out is None:
         shape = np.broadcast_shapes(*(np.shape(a) for a in args))
         probe = _quiet(func, tuple(a.reshape(-1)[:1] if type(a) is np.ndarray else a
-                                   for a in args), {})
+                                   for a in args))
         out = np.empty(shape, np.result_type(probe))
     ax = int(np.argmax(out.shape))
     length, nd = out.shape[ax], out.ndim
@@ -221,7 +221,7 @@ def _ufunc(func, args, out=None):
 
     def part(i):
         sl = slice(bounds[i], bounds[i + 1])
-        _quiet(func, tuple(cut(a, sl) for a in args), {"out": cut(out, sl)})
+        _quiet(func, tuple(cut(a, sl) for a in args), cut(out, sl))
 
     futures = [_executor().submit(part, i) for i in range(1, _THREADS)]
     part(0)
@@ -237,7 +237,7 @@ _HALF_KERNEL_OPS = {"add", "subtract", "multiply", "divide", "maximum", "minimum
 
 def _compute(name, func, args, dt, out=None):
     """Apply ``func`` to NumPy operands whose promoted dtype is ``dt``."""
-    if dt.np not in _HALF_NP:
+    if dt not in _dt.HALF:
         return _ufunc(func, args, out)
     if name in _HALF_KERNEL_OPS:
         from ._kernels import half
