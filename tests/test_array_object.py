@@ -1,0 +1,231 @@
+"""The array object: indexing, operators, protocols and conversions against NumPy."""
+import math
+import operator
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
+
+import flexarray as xp
+from strategies import layouts, np_values, shapes, to_np
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), shape=shapes)
+def test_getitem_basic_matches_numpy(data, shape):
+    v = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+    x = data.draw(layouts(v))
+    key = data.draw(hnp.basic_indices(shape, allow_newaxis=True, allow_ellipsis=True))
+    r = x[key]
+    expected = v[key]
+    assert r.shape == np.shape(expected)
+    np.testing.assert_array_equal(to_np(r), expected)
+    assert np.shares_memory(r._arr, x._arr) or r.size == 0 or x.size == 0
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data(), shape=st.lists(st.integers(1, 5), min_size=1, max_size=3).map(tuple))
+def test_getitem_integer_and_boolean_arrays_match_numpy(data, shape):
+    v = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+    x = data.draw(layouts(v))
+    if data.draw(st.booleans()):
+        mask = data.draw(hnp.arrays(np.bool_, shape))
+        key, np_key = xp.asarray(mask), mask
+    else:
+        idx = data.draw(hnp.arrays(np.int64, st.integers(0, 4),
+                                   elements=st.integers(-shape[0], shape[0] - 1)))
+        key, np_key = (xp.asarray(idx), Ellipsis), (idx, Ellipsis)
+    np.testing.assert_array_equal(to_np(x[key]), v[np_key])
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data(), shape=shapes)
+def test_setitem_matches_numpy_and_touches_nothing_else(data, shape):
+    v = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+    x = data.draw(layouts(v))
+    other = x[...]
+    key = data.draw(hnp.basic_indices(shape, allow_ellipsis=True))
+    value = data.draw(st.floats(-5, 5) | st.integers(-5, 5))
+    x[key] = value
+    expected = v.copy()
+    expected[key] = value
+    np.testing.assert_array_equal(to_np(x), expected)
+    np.testing.assert_array_equal(to_np(other), v)
+
+
+def test_setitem_with_arrays_and_masks():
+    v = np.arange(12.0).reshape(3, 4)
+    x = xp.asarray(v.copy())
+    x[xp.asarray(v > 5)] = -1.0
+    x[0] = xp.asarray([9.0, 8.0, 7.0, 6.0])
+    x[1:, ::-2] = xp.asarray([[0.5], [1.5]])
+    e = v.copy()
+    e[v > 5] = -1.0
+    e[0] = [9.0, 8.0, 7.0, 6.0]
+    e[1:, ::-2] = [[0.5], [1.5]]
+    np.testing.assert_array_equal(to_np(x), e)
+
+
+def test_indexing_errors():
+    x = xp.zeros((3, 4))
+    with pytest.raises(IndexError):
+        x[3]
+    with pytest.raises(IndexError):
+        x[0, 0, 0]
+    with pytest.raises(IndexError, match="integer or boolean dtype"):
+        x[xp.asarray([0.5])]
+    with pytest.raises(IndexError, match="valid indices"):
+        x["a"]
+    with pytest.raises(ValueError):
+        x[::0]
+    with pytest.raises(TypeError, match="cannot store a Python complex"):
+        x[0] = 1j
+    with pytest.raises(TypeError, match="cannot store flexarray.complex128"):
+        x[0] = xp.asarray([1j, 2j, 3j, 4j])
+
+
+BINARY_OPS = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor",
+              "lshift", "rshift"]
+
+
+@pytest.mark.parametrize("op,dtype", [(op, "int32") for op in BINARY_OPS] +
+                         [(op, "float64") for op in BINARY_OPS[:7]])
+def test_operators_forward_reflected_inplace(op, dtype):
+    rng = np.random.default_rng(0)
+    a = rng.integers(1, 6, size=(3, 4)).astype(dtype)
+    b = rng.integers(1, 4, size=(4,)).astype(dtype)
+    x, y = xp.asarray(a), xp.asarray(b)
+    f = getattr(operator, op if op not in ("and", "or") else op + "_")
+    np.testing.assert_array_equal(to_np(f(x, y)), f(a, b))
+    np.testing.assert_array_equal(to_np(f(x, 2)), f(a, a.dtype.type(2)))
+    np.testing.assert_array_equal(to_np(f(3, x)), f(a.dtype.type(3), a))
+    if op == "truediv" and dtype == "int32":
+        with pytest.raises(TypeError, match="in place would change the dtype"):
+            x /= y
+        return
+    z = xp.asarray(a.copy())
+    before = z
+    z = getattr(operator, "i" + op)(z, y)
+    assert z is before
+    np.testing.assert_array_equal(to_np(z), f(a, b))
+
+
+def test_comparisons_unary_and_matmul_operators():
+    a = np.arange(6.0).reshape(2, 3) - 2
+    x = xp.asarray(a)
+    for f in (operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne):
+        np.testing.assert_array_equal(to_np(f(x, 1.0)), f(a, 1.0))
+    np.testing.assert_array_equal(to_np(-x), -a)
+    np.testing.assert_array_equal(to_np(+x), a)
+    np.testing.assert_array_equal(to_np(abs(x)), abs(a))
+    np.testing.assert_array_equal(to_np(~xp.asarray([1, 2], dtype=xp.uint8)),
+                                  ~np.array([1, 2], np.uint8))
+    np.testing.assert_allclose(to_np(x @ x.T), a @ a.T)
+    with pytest.raises(ValueError, match="must keep x's shape"):
+        y = xp.asarray(a)
+        y @= xp.ones((3, 5))
+
+
+def test_inplace_shape_must_not_grow():
+    x = xp.zeros(3)
+    with pytest.raises(ValueError, match="differs from x's shape"):
+        x += xp.ones((2, 3))
+
+
+def test_scalar_conversions():
+    assert bool(xp.asarray(True)) is True
+    assert int(xp.asarray(-7)) == -7 and float(xp.asarray(2.5)) == 2.5
+    assert complex(xp.asarray(1 + 2j)) == 1 + 2j
+    assert operator.index(xp.asarray(3, dtype=xp.uint8)) == 3
+    assert [10, 20, 30][xp.asarray(1)] == 20
+    with pytest.raises(TypeError, match="0-d array"):
+        bool(xp.ones(2))
+    with pytest.raises(TypeError, match="only integer arrays"):
+        operator.index(xp.asarray(1.0))
+    with pytest.raises(TypeError, match="complex"):
+        float(xp.asarray(1j))
+    assert math.isnan(float(xp.asarray(math.nan)))
+    with pytest.raises(OverflowError):
+        int(xp.asarray(math.inf))
+
+
+def test_attributes_and_namespace():
+    x = xp.zeros((2, 3), dtype=xp.int16)
+    assert (x.shape, x.ndim, x.size, x.dtype, x.device) == ((2, 3), 2, 6, xp.int16,
+                                                            xp.__array_namespace_info__().default_device())
+    assert x.T.shape == (3, 2) and x.mT.shape == (3, 2)
+    assert x.__array_namespace__() is xp
+    assert x.__array_namespace__(api_version="2024.12") is xp
+    with pytest.raises(ValueError, match="2025.12"):
+        x.__array_namespace__(api_version="2099.01")
+    with pytest.raises(ValueError, match="2-D arrays only"):
+        xp.zeros(3).T
+    assert x.to_device("cpu") is x
+    with pytest.raises(ValueError, match="one device"):
+        x.to_device("cuda:0")
+    assert len(x) == 2 and [r.shape for r in x] == [(3,), (3,)]
+
+
+def test_repr_like_numpy():
+    assert repr(xp.asarray([1, 2, 3])) == "Array([1, 2, 3], dtype=int64)"
+    assert repr(xp.asarray([[1.5], [2.0]], dtype=xp.float32)) == (
+        "Array([[1.5],\n       [2. ]], dtype=float32)")
+
+
+def test_dlpack_round_trips_zero_copy_and_read_only():
+    x = xp.arange(6, dtype=xp.float32)
+    n = np.from_dlpack(x)
+    assert np.shares_memory(n, x._arr)
+    assert not n.flags.writeable
+    x[0] = 42.0  # copies first: the export stays as it was
+    assert n[0] == 0.0 and float(x[0]) == 42.0
+    assert x.__dlpack_device__() == (1, 0)
+    back = xp.from_dlpack(np.arange(3.0))
+    np.testing.assert_array_equal(to_np(back), [0.0, 1.0, 2.0])
+    src = np.arange(3.0)
+    y = xp.from_dlpack(src)
+    y[0] = 5.0
+    assert src[0] == 0.0
+    c = xp.from_dlpack(src, copy=True)
+    assert not np.shares_memory(c._arr, src)
+    with pytest.raises(TypeError, match="DLPack"):
+        xp.from_dlpack([1, 2])
+
+
+@pytest.mark.torch
+def test_dlpack_with_torch():
+    torch = pytest.importorskip("torch")
+    t = torch.arange(5, dtype=torch.float64)
+    x = xp.from_dlpack(t)
+    np.testing.assert_array_equal(to_np(x), np.arange(5.0))
+    back = torch.from_dlpack(xp.arange(4, dtype=xp.int32))
+    assert back.tolist() == [0, 1, 2, 3]
+
+
+def test_array_protocol():
+    x = xp.asarray([1.0, 2.0])
+    a = np.asarray(x)
+    assert not a.flags.writeable and np.shares_memory(a, x._arr)
+    assert np.array(x, copy=True).flags.writeable
+    assert np.asarray(x, dtype=np.float32).dtype == np.float32
+    with pytest.raises(ValueError, match="copy=False"):
+        x.__array__(dtype=np.float32, copy=False)
+
+
+def test_pickle_round_trip():
+    x = xp.asarray([[1, 2], [3, 4]], dtype=xp.uint16)[:, ::-1]
+    y = pickle.loads(pickle.dumps(x))
+    assert y.dtype is xp.uint16
+    np.testing.assert_array_equal(to_np(y), to_np(x))
+
+
+def test_numpy_operands_are_refused():
+    x = xp.ones(2)
+    with pytest.raises(TypeError):
+        x * np.ones(2)
+    with pytest.raises(TypeError):
+        np.ones(2) * x
+    with pytest.raises(TypeError, match="cannot be constructed directly"):
+        xp.Array([1, 2])

@@ -1,0 +1,139 @@
+"""Creation functions against NumPy, and their argument checks."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import flexarray as xp
+from strategies import DTYPES, shapes, to_np
+
+
+def same(x, expected, dtype=None):
+    r = to_np(x)
+    assert r.shape == expected.shape
+    assert r.dtype == (expected.dtype if dtype is None else dtype)
+    np.testing.assert_array_equal(r, expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(shape=shapes, name=st.sampled_from(sorted(DTYPES)))
+def test_filled_arrays(shape, name):
+    d, n = DTYPES[name]
+    same(xp.zeros(shape, dtype=d), np.zeros(shape, n))
+    same(xp.ones(shape, dtype=d), np.ones(shape, n))
+    assert xp.empty(shape, dtype=d).shape == shape
+    fill = True if name == "bool" else 3
+    same(xp.full(shape, fill, dtype=d), np.full(shape, fill, n))
+    x = xp.ones(shape, dtype=d)
+    same(xp.zeros_like(x), np.zeros(shape, n))
+    same(xp.ones_like(x, dtype=xp.float32), np.ones(shape, np.float32))
+    same(xp.full_like(x, fill), np.full(shape, fill, n))
+    assert xp.empty_like(x).dtype is d
+
+
+def test_default_dtypes():
+    assert xp.zeros(2).dtype is xp.float64
+    assert xp.full(2, 1).dtype is xp.int64
+    assert xp.full(2, 1.0).dtype is xp.float64
+    assert xp.full(2, 1j).dtype is xp.complex128
+    assert xp.full(2, False).dtype is xp.bool
+    assert xp.asarray([1, 2.5]).dtype is xp.float64
+    assert xp.asarray([[True], [False]]).dtype is xp.bool
+    assert xp.arange(3).dtype is xp.int64 and xp.arange(3.0).dtype is xp.float64
+
+
+@settings(max_examples=150, deadline=None)
+@given(start=st.integers(-20, 20), stop=st.integers(-20, 20) | st.none(),
+       step=st.integers(-5, 5).filter(bool))
+def test_arange_integers(start, stop, step):
+    args = (start,) if stop is None else (start, stop, step)
+    same(xp.arange(*args) if stop is None else xp.arange(start, stop, step),
+         np.arange(*args, dtype=np.int64))
+
+
+@settings(max_examples=100, deadline=None)
+@given(start=st.floats(-10, 10), stop=st.floats(-10, 10), step=st.floats(0.1, 3))
+def test_arange_floats(start, stop, step):
+    r = to_np(xp.arange(start, stop, step))
+    assert r.shape[0] == max(math.ceil((stop - start) / step), 0)
+    np.testing.assert_allclose(r, start + np.arange(r.shape[0]) * step)
+
+
+@settings(max_examples=100, deadline=None)
+@given(start=st.floats(-1e3, 1e3), stop=st.floats(-1e3, 1e3), num=st.integers(0, 30),
+       endpoint=st.booleans())
+def test_linspace(start, stop, num, endpoint):
+    r = to_np(xp.linspace(start, stop, num, endpoint=endpoint))
+    np.testing.assert_allclose(r, np.linspace(start, stop, num, endpoint=endpoint),
+                               rtol=1e-12, atol=1e-9)
+    c = to_np(xp.linspace(1j, 2 + 3j, 5, dtype=xp.complex64))
+    np.testing.assert_allclose(c, np.linspace(1j, 2 + 3j, 5), rtol=1e-6)
+
+
+@pytest.mark.parametrize("n,m,k", [(3, None, 0), (2, 5, 1), (4, 3, -2), (0, 2, 0), (3, 3, 7)])
+def test_eye(n, m, k):
+    same(xp.eye(n, m, k=k, dtype=xp.int32), np.eye(n, m, k=k, dtype=np.int32))
+
+
+@pytest.mark.parametrize("k", [-2, 0, 1, 5])
+def test_tril_triu(k):
+    a = np.arange(24.0).reshape(2, 3, 4)
+    same(xp.tril(xp.asarray(a), k=k), np.tril(a, k))
+    same(xp.triu(xp.asarray(a)[:, ::-1], k=k), np.triu(a[:, ::-1], k))
+
+
+@pytest.mark.parametrize("indexing", ["xy", "ij"])
+def test_meshgrid(indexing):
+    a, b = np.arange(3.0), np.arange(4.0) * 2
+    grids = xp.meshgrid(xp.asarray(a), xp.asarray(b), indexing=indexing)
+    assert isinstance(grids, tuple)
+    for g, e in zip(grids, np.meshgrid(a, b, indexing=indexing)):
+        same(g, e)
+    g = grids[0]
+    g[0, 0] = 100.0  # the grids are broadcast views: a write copies first
+    assert to_np(grids[1])[0, 0] == 0.0
+
+
+def test_asarray_sources():
+    nd = np.arange(4, dtype=np.int16)
+    x = xp.asarray(nd)
+    assert x.dtype is xp.int16 and np.shares_memory(x._arr, nd)
+    assert not np.shares_memory(xp.asarray(nd, copy=True)._arr, nd)
+    same(xp.asarray([[1, 2], [3, 4]], dtype=xp.uint8), np.array([[1, 2], [3, 4]], np.uint8))
+    same(xp.asarray([xp.asarray(1.5), 2]), np.array([1.5, 2.0]))
+    same(xp.asarray(3.5), np.array(3.5))
+    assert xp.asarray(x, copy=False) is x
+    y = xp.asarray(x)
+    y[0] = 7
+    assert int(x[0]) == 0  # asarray(x) is a new value, not an alias
+    same(xp.asarray(np.float32(2.0)), np.array(2.0, np.float32))
+
+
+def test_creation_errors():
+    with pytest.raises(ValueError, match="'shape' entries must be >= 0"):
+        xp.zeros((2, -1))
+    with pytest.raises(TypeError, match="'shape' must be an int or a tuple"):
+        xp.ones("3")
+    with pytest.raises(TypeError, match="'dtype' must be a flexarray dtype"):
+        xp.zeros(3, dtype=np.float32)
+    with pytest.raises(ValueError, match="'device' must be None"):
+        xp.zeros(3, device="gpu")
+    with pytest.raises(ValueError, match="'step' must not be 0"):
+        xp.arange(0, 5, 0)
+    with pytest.raises(TypeError, match="cannot fill a bool array"):
+        xp.full(2, 1, dtype=xp.bool)
+    with pytest.raises(OverflowError, match="out of range for flexarray.int8"):
+        xp.full(2, 300, dtype=xp.int8)
+    with pytest.raises(OverflowError, match="out of range for flexarray.uint8"):
+        xp.asarray([1, -1], dtype=xp.uint8)
+    with pytest.raises(ValueError, match="copy=False"):
+        xp.asarray([1, 2], copy=False)
+    with pytest.raises(ValueError, match="rectangular|nested sequence"):
+        xp.asarray([[1, 2], [3]])
+    with pytest.raises(TypeError, match="cannot convert"):
+        xp.asarray({"a": 1})
+    with pytest.raises(ValueError, match="'num' must be a non-negative int"):
+        xp.linspace(0, 1, -1)
+    with pytest.raises(ValueError, match="must have at least 2 dimensions"):
+        xp.tril(xp.ones(3))
