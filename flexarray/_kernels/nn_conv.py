@@ -200,13 +200,16 @@ def wino_input(xp, Hp, Wp, ntr, TW, V):
     """V[k, c, r*TW + tc] = (B^T d B)[k] for the 4x4 tile at rows 2r, cols 2tc of xp[c].
 
     xp: zero-padded input block (C, Hp, Wp) flat; V: (16, C, ntr*TW) C-contiguous.
-    The column transform runs on whole rows (contiguous, vectorized), then the row
+    Returns False when the block holds an inf or NaN (or a sum overflows): the transforms
+    would then spread NaN to outputs whose window does not contain it (inf - inf), so
+    the caller computes that block another way. The column transform runs on whole rows (contiguous, vectorized), then the row
     transform per tile: 3.2x faster than transforming tile by tile."""
     C = V.shape[1]
     T = V.shape[2]
     Vf = V.reshape(-1)
     CT = C * T
     rows = np.empty((4, Wp), xp.dtype)
+    chk = np.zeros(Wp, xp.dtype)  # stays 0 unless an input is inf or NaN (x * 0 is NaN)
     for c in range(C):
         for r in range(ntr):
             base = (c * Hp + 2 * r) * Wp
@@ -219,6 +222,7 @@ def wino_input(xp, Hp, Wp, ntr, TW, V):
                 rows[1, j] = r1[j] + r2[j]
                 rows[2, j] = r2[j] - r1[j]
                 rows[3, j] = r1[j] - r3[j]
+                chk[j] += (r0[j] + r1[j] + r2[j] + r3[j]) * 0
             t0 = c * T + r * TW
             for s in range(4):  # (B^T d) B
                 row = rows[s]
@@ -237,6 +241,10 @@ def wino_input(xp, Hp, Wp, ntr, TW, V):
                     o1[u] = x1 + x2
                     o2[u] = x2 - x1
                     o3[u] = x1 - x3
+    for j in range(Wp):
+        if chk[j] != 0:
+            return False
+    return True
 
 
 @kernel

@@ -84,8 +84,9 @@ def conv3d(x, w, b, stride, pad_lo, pad_hi, dilation, groups):
         fn(x.reshape(-1), w.reshape(-1), bb, out.reshape(-1), g, N * Cout)
         return out
 
-    if use_winograd(Cin_g, Cout_g, ks, stride, dilation, D, (pad_lo[0], pad_hi[0])):
-        return _winograd(x, w, b, pad_lo[1:], osp[1:], groups, macs)
+    if (use_winograd(Cin_g, Cout_g, ks, stride, dilation, D, (pad_lo[0], pad_hi[0]))
+            and np.isfinite(w).all() and (b is None or np.isfinite(b).all())):
+        return _winograd(x, w, b, pad_lo[1:], osp[1:], groups, macs, g)
 
     out = np.empty((N, Cout, P), dtype)
     if kvol == 1 and stride == (1, 1, 1) and pad_lo == (0, 0, 0) and osp == (D, H, W):
@@ -98,7 +99,24 @@ def conv3d(x, w, b, stride, pad_lo, pad_hi, dilation, groups):
             out += b[:, None]
         return out.reshape(N, Cout, Do, Ho, Wo)
 
-    # im2col + GEMM; a row of ones in the column matrix carries the bias
+    block, nq = _im2col_blocks(x, w, b, g, out, groups)
+    _par.run(block, [(n, grp, q0, nqb) for n in range(N) for grp in range(groups)
+                     for q0, nqb in _blocks(Do * Ho, nq)], macs >= _PAR_MIN_MACS)
+    return out.reshape(N, Cout, Do, Ho, Wo)
+
+
+def _im2col_blocks(x, w, b, g, out, groups):
+    """(block function, output rows per block) of im2col + GEMM into out (N, Cout, P).
+
+    block((n, group, q0, nq)) computes output rows q = oz*Ho + oy in [q0, q0 + nq) of
+    image n, group; a row of ones in the column matrix carries the bias."""
+    from flexarray._kernels import nn_conv as K_
+
+    N, C, D, H, W = x.shape
+    Cout, Cin_g = w.shape[:2]
+    Cout_g = Cout // groups
+    Kdim = Cin_g * w.shape[2] * w.shape[3] * w.shape[4]
+    Wo = g[22]
     rows = Kdim + (b is not None)
     wmats = []
     for grp in range(groups):
@@ -106,27 +124,23 @@ def conv3d(x, w, b, stride, pad_lo, pad_hi, dilation, groups):
         if b is not None:
             wg = np.concatenate([wg, b[grp * Cout_g:(grp + 1) * Cout_g, None]], axis=1)
         wmats.append(np.ascontiguousarray(wg))
-    nrows_out = Do * Ho
-    nq = max(1, min(nrows_out, _COL_BLOCK_BYTES // max(1, rows * Wo * x.itemsize)))
+    nq = max(1, min(g[20] * g[21], _COL_BLOCK_BYTES // max(1, rows * Wo * x.itemsize)))
     xflat = x.reshape(-1)
-    parallel = macs >= _PAR_MIN_MACS
 
     def block(item):
         n, grp, q0, nqb = item
         m = nqb * Wo
-        col = _par.scratch("im2col", (rows, m), dtype)
+        col = _par.scratch("im2col", (rows, m), x.dtype)
         if b is not None:
             col[Kdim] = 1
         K_.im2col(xflat, (n * C + grp * Cin_g) * D * H * W, g, Kdim, q0, nqb, col)
         np.matmul(wmats[grp], col,
                   out=out[n, grp * Cout_g:(grp + 1) * Cout_g, q0 * Wo:q0 * Wo + m])
 
-    _par.run(block, [(n, grp, q0, nqb) for n in range(N) for grp in range(groups)
-                     for q0, nqb in _blocks(nrows_out, nq)], parallel)
-    return out.reshape(N, Cout, Do, Ho, Wo)
+    return block, nq
 
 
-def _winograd(x, w, b, pad, osp, groups, macs):
+def _winograd(x, w, b, pad, osp, groups, macs, g):
     """3x3 stride-1 convolution of (N, C, 1, H, W) by Winograd F(2x2, 3x3)."""
     from flexarray._kernels import nn_conv as K_
 
@@ -145,6 +159,7 @@ def _winograd(x, w, b, pad, osp, groups, macs):
     bias = b if b is not None else np.zeros(Cout, dtype)
     out = np.empty((N, Cout, 1, Ho, Wo), dtype)
     oflat = out.reshape(-1)
+    fallback = None
     ntr = max(1, min(TH, _WINO_BLOCK_BYTES // max(1, 16 * Cin_g * TW * x.itemsize)))
 
     def block(item):
@@ -164,7 +179,14 @@ def _winograd(x, w, b, pad, osp, groups, macs):
         xp[:, r0:r1, :pw] = 0
         xp[:, r0:r1, c1:] = 0
         xp[:, r0:r1, pw:c1] = x[n, grp * Cin_g:(grp + 1) * Cin_g, 0, y0 + r0:y0 + r1, :c1 - pw]
-        K_.wino_input(xp.reshape(-1), Hp, Wp, nb, TW, V)
+        if not K_.wino_input(xp.reshape(-1), Hp, Wp, nb, TW, V):
+            # inf/NaN in this block: its output rows by im2col, as the definition says
+            nonlocal fallback
+            if fallback is None:
+                fallback = _im2col_blocks(x, w, b, g, out.reshape(N, Cout, Ho * Wo), groups)[0]
+            r0 = 2 * tr0
+            fallback((n, grp, r0, min(Ho, r0 + 2 * nb) - r0))
+            return
         np.matmul(U[:, grp * Cout_g:(grp + 1) * Cout_g], V, out=M)
         K_.wino_output(M, bias[grp * Cout_g:(grp + 1) * Cout_g], oflat,
                        (n * Cout + grp * Cout_g) * Ho * Wo, Ho, Wo, tr0, nb, TW)

@@ -30,7 +30,7 @@ def _input(n, func, x):
     return C.to5d(xn, n), spatial, unbatched
 
 
-def _window_params(n, func, kernel_size, stride, padding, dilation, max_pool):
+def _window_params(n, func, kernel_size, stride, padding, dilation):
     ks = C.ntuple(kernel_size, n, func, "kernel_size", 1)
     if stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0):
         st = ks
@@ -38,10 +38,8 @@ def _window_params(n, func, kernel_size, stride, padding, dilation, max_pool):
         st = C.ntuple(stride, n, func, "stride", 1)
     pad = C.ntuple(padding, n, func, "padding", 0)
     dil = C.ntuple(dilation, n, func, "dilation", 1)
-    window = tuple(d * (k - 1) + 1 for d, k in zip(dil, ks)) if max_pool else ks
-    if any(p > w // 2 for p, w in zip(pad, window)):
-        raise ValueError(f"{func}: padding {pad} must be at most half the "
-                         f"{'effective (dilated) ' if max_pool else ''}kernel size {window}")
+    if any(p > k // 2 for p, k in zip(pad, ks)):  # PyTorch's rule, for max pooling too
+        raise ValueError(f"{func}: padding {pad} must be at most half the kernel size {ks}")
     return ks, st, pad, dil
 
 
@@ -55,7 +53,7 @@ def _out_check(func, x, osp, ks, pad, dil):
 def _max_pool(n, func, x, kernel_size, stride, padding, dilation, ceil_mode,
               return_indices):
     xn, spatial, unbatched = _input(n, func, x)
-    ks, st, pad, dil = _window_params(n, func, kernel_size, stride, padding, dilation, True)
+    ks, st, pad, dil = _window_params(n, func, kernel_size, stride, padding, dilation)
     osp = tuple(_pool_np.pool_out_size(s, k, t, p, d, bool(ceil_mode))
                 for s, k, t, p, d in zip(spatial, ks, st, pad, dil))
     _out_check(func, x, osp, ks, pad, dil)
@@ -76,7 +74,7 @@ def _unpad(a, n, unbatched):
 def _avg_pool(n, func, x, kernel_size, stride, padding, ceil_mode, count_include_pad,
               divisor_override):
     xn, spatial, unbatched = _input(n, func, x)
-    ks, st, pad, _ = _window_params(n, func, kernel_size, stride, padding, 1, False)
+    ks, st, pad, _ = _window_params(n, func, kernel_size, stride, padding, 1)
     if divisor_override is not None:
         divisor_override = C._int(divisor_override, func, "divisor_override")
         if divisor_override == 0:
@@ -111,7 +109,7 @@ def _adaptive(n, func, x, output_size, mode):
 _MAX_DOC = """{n}-D max pooling, like ``torch.nn.functional.max_pool{n}d``.
 
     x: (N, C, {sp}) or (C, {sp}), real floating. kernel_size, stride (default
-    kernel_size), padding (implicit -inf, at most half the effective kernel), dilation:
+    kernel_size), padding (implicit -inf, at most half the kernel size), dilation:
     int or tuple of {n}. ceil_mode: round the output size up (a window must still start
     inside the input or its left padding). NaN propagates. With return_indices, also
     returns int64 flat indices into each input plane (PyTorch's convention).

@@ -1,0 +1,416 @@
+"""flexarray.nn convolutions against an independent NumPy reference (einsum per kernel tap)
+and, when installed, torch.nn.functional."""
+import numpy as np
+import pytest
+
+import flexarray as xp
+import flexarray.nn as nn
+from test_nn_common import FLOATS, LAYOUTS, assert_close, layout, np_of
+
+
+# ------------------------------------------------------------------------ references
+
+def ref_conv(x, w, b, stride, pad_lo, pad_hi, dil, groups):
+    """Cross-correlation by definition: zero padding, then one einsum per kernel tap."""
+    n = x.ndim - 2
+    xpad = np.pad(x, [(0, 0), (0, 0)] + list(zip(pad_lo, pad_hi)))
+    N, Cout, Cig = x.shape[0], w.shape[0], w.shape[1]
+    ks = w.shape[2:]
+    osp = [(xpad.shape[2 + i] - dil[i] * (ks[i] - 1) - 1) // stride[i] + 1 for i in range(n)]
+    out = np.zeros((N, Cout, *osp))
+    Cog = Cout // groups
+    for tap in np.ndindex(*ks):
+        sl = tuple(slice(t * d, t * d + s * (o - 1) + 1, s)
+                   for t, d, s, o in zip(tap, dil, stride, osp))
+        patch = xpad[(slice(None), slice(None)) + sl]
+        for g in range(groups):
+            wt = w[g * Cog:(g + 1) * Cog][(slice(None), slice(None)) + tap]
+            out[:, g * Cog:(g + 1) * Cog] += np.einsum(
+                "nc...,oc->no...", patch[:, g * Cig:(g + 1) * Cig], wt)
+    if b is not None:
+        out += b.reshape((1, -1) + (1,) * n)
+    return out
+
+
+def ref_conv_transpose(x, w, b, stride, pad, opad, dil, groups):
+    """Transposed convolution by definition: scatter every input through every tap."""
+    n = x.ndim - 2
+    N, Cin = x.shape[:2]
+    Cog, ks = w.shape[1], w.shape[2:]
+    Cig = Cin // groups
+    isp = x.shape[2:]
+    full = [(i - 1) * s + d * (k - 1) + 1 + op for i, s, d, k, op in zip(isp, stride, dil, ks, opad)]
+    out = np.zeros((N, Cog * groups, *full))
+    for tap in np.ndindex(*ks):
+        sl = tuple(slice(t * d, t * d + s * (i - 1) + 1, s)
+                   for t, d, s, i in zip(tap, dil, stride, isp))
+        for g in range(groups):
+            wt = w[g * Cig:(g + 1) * Cig][(slice(None), slice(None)) + tap]
+            out[(slice(None), slice(g * Cog, (g + 1) * Cog)) + sl] += np.einsum(
+                "nc...,co->no...", x[:, g * Cig:(g + 1) * Cig], wt)
+    out = out[(slice(None), slice(None)) + tuple(slice(p, f - p) for p, f in zip(pad, full))]
+    if b is not None:
+        out += b.reshape((1, -1) + (1,) * n)
+    return out
+
+
+def random_conv_case(rng, n):
+    """Random but valid conv parameters in n spatial dims."""
+    groups = int(rng.choice([1, 1, 2, 3]))
+    cin_g, cout_g = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+    if rng.random() < 0.2:  # depthwise
+        cin_g, cout_g = 1, int(rng.integers(1, 3))
+        groups = int(rng.integers(2, 5))
+    ks = tuple(int(v) for v in rng.integers(1, 4, n))
+    stride = tuple(int(v) for v in rng.integers(1, 3, n))
+    dil = tuple(int(v) for v in rng.integers(1, 3, n))
+    pad = tuple(int(rng.integers(0, 3)) for _ in range(n))
+    sp = tuple(int(max(d * (k - 1) + 1 - 2 * p, 1) + rng.integers(0, 6))
+               for k, d, p in zip(ks, dil, pad))
+    return dict(N=int(rng.integers(1, 3)), cin=cin_g * groups, cout=cout_g * groups,
+                groups=groups, ks=ks, stride=stride, dil=dil, pad=pad, sp=sp,
+                bias=bool(rng.random() < 0.6))
+
+
+CONV = {1: nn.conv1d, 2: nn.conv2d, 3: nn.conv3d}
+CONVT = {1: nn.conv_transpose1d, 2: nn.conv_transpose2d, 3: nn.conv_transpose3d}
+
+
+# ------------------------------------------------------------------------ convolution
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+@pytest.mark.parametrize("seed", range(12))
+def test_conv_random_parameters(n, seed):
+    rng = np.random.default_rng(1000 * n + seed)
+    c = random_conv_case(rng, n)
+    dname = "float64" if seed % 3 == 0 else "float32"
+    npdt = FLOATS[dname][1]
+    x = rng.standard_normal((c["N"], c["cin"]) + c["sp"]).astype(npdt)
+    w = rng.standard_normal((c["cout"], c["cin"] // c["groups"]) + c["ks"]).astype(npdt)
+    b = rng.standard_normal(c["cout"]).astype(npdt) if c["bias"] else None
+    # padding as an int when uniform (the int form), else a tuple
+    pad = c["pad"][0] if len(set(c["pad"])) == 1 else c["pad"]
+    got = CONV[n](xp.asarray(x), xp.asarray(w), None if b is None else xp.asarray(b),
+                  stride=c["stride"], padding=pad, dilation=c["dil"], groups=c["groups"])
+    ref = ref_conv(x.astype(float), w.astype(float), None if b is None else b.astype(float),
+                   c["stride"], c["pad"], c["pad"], c["dil"], c["groups"])
+    assert got.dtype == FLOATS[dname][0]
+    assert_close(got, ref, dname)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+@pytest.mark.parametrize("ks", [2, 3, 4])
+@pytest.mark.parametrize("dil", [1, 2])
+def test_conv_padding_same_and_valid(n, ks, dil):
+    rng = np.random.default_rng(ks * 10 + dil + n)
+    x = rng.standard_normal((2, 3) + (7,) * n)
+    w = rng.standard_normal((4, 3) + (ks,) * n)
+    got = CONV[n](xp.asarray(x), xp.asarray(w), padding="same", dilation=dil)
+    total = dil * (ks - 1)
+    ref = ref_conv(x, w, None, (1,) * n, (total // 2,) * n, (total - total // 2,) * n,
+                   (dil,) * n, 1)
+    assert got.shape == x.shape[:1] + (4,) + x.shape[2:]
+    assert_close(got, ref, "float64")
+    got = CONV[n](xp.asarray(x), xp.asarray(w), padding="valid", dilation=dil)
+    assert_close(got, ref_conv(x, w, None, (1,) * n, (0,) * n, (0,) * n, (dil,) * n, 1),
+                 "float64")
+
+
+# Each engine on shapes that reach it: (N, Cin, H, W), (Cout, Cin_g, kh, kw), groups,
+# stride, padding. Winograd takes 3x3 stride-1 with >= 16 channels per group; depthwise
+# and tiny reductions go direct; 1x1 stride-1 unpadded is a plain GEMM; the rest im2col.
+ENGINES = {
+    "winograd": ((2, 32, 13, 10), (20, 32, 3, 3), 1, 1, 1),
+    "winograd_groups_pad2": ((1, 36, 9, 8), (34, 18, 3, 3), 2, 1, 2),
+    "winograd_large_parallel": ((4, 16, 40, 33), (16, 16, 3, 3), 1, 1, 1),
+    "direct_depthwise": ((3, 8, 12, 11), (16, 1, 3, 3), 8, 2, 1),
+    "direct_tiny": ((2, 2, 9, 9), (5, 2, 2, 2), 1, 1, 0),
+    "pointwise": ((2, 12, 7, 5), (9, 12, 1, 1), 1, 1, 0),
+    "pointwise_groups": ((2, 12, 7, 5), (9, 4, 1, 1), 3, 1, 0),
+    "im2col_strided": ((2, 5, 23, 19), (7, 5, 5, 3), 1, 2, 2),
+    "im2col_large_parallel": ((3, 12, 40, 40), (24, 12, 3, 3), 1, 2, 1),
+}
+
+
+@pytest.mark.parametrize("engine", sorted(ENGINES))
+@pytest.mark.parametrize("dname", ["float32", "float64"])
+@pytest.mark.parametrize("bias", [False, True])
+def test_conv2d_engines(engine, dname, bias):
+    xs, ws, groups, stride, pad = ENGINES[engine]
+    rng = np.random.default_rng(sorted(ENGINES).index(engine))
+    npdt = FLOATS[dname][1]
+    x = rng.standard_normal(xs).astype(npdt)
+    w = rng.standard_normal(ws).astype(npdt)
+    b = rng.standard_normal(ws[0]).astype(npdt) if bias else None
+    got = nn.conv2d(xp.asarray(x), xp.asarray(w), None if b is None else xp.asarray(b),
+                    stride=stride, padding=pad, groups=groups)
+    ref = ref_conv(x.astype(float), w.astype(float), None if b is None else b.astype(float),
+                   (stride,) * 2, (pad,) * 2, (pad,) * 2, (1, 1), groups)
+    assert_close(got, ref, dname)
+
+
+@pytest.mark.parametrize("engine", ["winograd", "im2col_strided", "direct_depthwise"])
+def test_conv_nonfinite_inputs_follow_the_definition(engine):
+    """inf and NaN reach exactly the outputs whose window holds them (Winograd's
+    transforms would smear them over whole tiles: such blocks are computed directly)."""
+    xs, ws, groups, stride, pad = ENGINES[engine]
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(xs)
+    w = rng.standard_normal(ws)
+    x[0, 1, 4, 5] = np.inf
+    x[-1, 0, 2, 3] = np.nan
+    x[0, 2, -1, -1] = -np.inf
+    got = np_of(nn.conv2d(xp.asarray(x), xp.asarray(w), stride=stride, padding=pad,
+                          groups=groups))
+    with np.errstate(invalid="ignore"):
+        ref = ref_conv(x, w, None, (stride,) * 2, (pad,) * 2, (pad,) * 2, (1, 1), groups)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(ref))
+    np.testing.assert_array_equal(np.isposinf(got), np.isposinf(ref))
+    np.testing.assert_array_equal(np.isneginf(got), np.isneginf(ref))
+    fin = np.isfinite(ref)
+    np.testing.assert_allclose(got[fin], ref[fin], rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("dname", ["float16", "bfloat16"])
+@pytest.mark.parametrize("engine", ["winograd", "im2col_strided", "direct_depthwise"])
+def test_conv_half_precision(dname, engine):
+    """float16/bfloat16: computed in float32 from the stored values, rounded once."""
+    xs, ws, groups, stride, pad = ENGINES[engine]
+    xdt, npdt = FLOATS[dname]
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(xs).astype(npdt)
+    w = (rng.standard_normal(ws) / 4).astype(npdt)
+    got = nn.conv2d(xp.asarray(x), xp.asarray(w), stride=stride, padding=pad, groups=groups)
+    assert got.dtype == xdt
+    ref = ref_conv(x.astype(float), w.astype(float), None, (stride,) * 2, (pad,) * 2,
+                   (pad,) * 2, (1, 1), groups)
+    assert_close(got, ref, dname)
+
+
+def test_conv_mixed_dtypes_promote():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((1, 2, 6, 6)).astype(np.float32)
+    w = rng.standard_normal((3, 2, 3, 3))
+    got = nn.conv2d(xp.asarray(x), xp.asarray(w))
+    assert got.dtype == xp.float64
+    assert_close(got, ref_conv(x.astype(float), w, None, (1, 1), (0, 0), (0, 0), (1, 1), 1),
+                 "float64")
+    h = nn.conv2d(xp.astype(xp.asarray(x), xp.float16), xp.asarray(w.astype(np.float32)))
+    assert h.dtype == xp.float32
+
+
+@pytest.mark.parametrize("kind", LAYOUTS)
+def test_conv_any_input_layout(kind):
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((2, 4, 9, 8))
+    w = rng.standard_normal((6, 2, 3, 2))
+    b = rng.standard_normal(6)
+    got = nn.conv2d(layout(x, kind), layout(w, kind), layout(b, kind), stride=(2, 1),
+                    padding=1, groups=2)
+    ref = ref_conv(x, w, b, (2, 1), (1, 1), (1, 1), (1, 1), 2)
+    assert_close(got, ref, "float64")
+
+
+def test_conv_broadcast_input():
+    rng = np.random.default_rng(12)
+    row = rng.standard_normal((1, 3, 5, 6))
+    x = xp.broadcast_to(xp.asarray(row), (4, 3, 5, 6))  # stride 0 along the batch
+    w = rng.standard_normal((2, 3, 2, 2))
+    got = nn.conv2d(x, xp.asarray(w))
+    ref = ref_conv(np.broadcast_to(row, (4, 3, 5, 6)), w, None, (1, 1), (0, 0), (0, 0),
+                   (1, 1), 1)
+    assert_close(got, ref, "float64")
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_conv_unbatched(n):
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal((3,) + (6,) * n)
+    w = rng.standard_normal((2, 3) + (3,) * n)
+    got = CONV[n](xp.asarray(x), xp.asarray(w), padding=1)
+    ref = ref_conv(x[None], w, None, (1,) * n, (1,) * n, (1,) * n, (1,) * n, 1)[0]
+    assert got.shape == ref.shape
+    assert_close(got, ref, "float64")
+
+
+def test_conv_empty_batch_and_channels():
+    w = xp.asarray(np.ones((3, 2, 2, 2)))
+    out = nn.conv2d(xp.asarray(np.ones((0, 2, 4, 4))), w)
+    assert out.shape == (0, 3, 3, 3)
+    out = nn.conv2d(xp.asarray(np.ones((2, 2, 4, 4))), xp.asarray(np.ones((0, 2, 2, 2))))
+    assert out.shape == (2, 0, 3, 3)
+
+
+# ------------------------------------------------------------------------ transposed
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+@pytest.mark.parametrize("seed", range(10))
+def test_conv_transpose_random_parameters(n, seed):
+    rng = np.random.default_rng(5000 + 100 * n + seed)
+    groups = int(rng.choice([1, 1, 2, 3]))
+    cin, cout_g = groups * int(rng.integers(1, 4)), int(rng.integers(1, 4))
+    ks = tuple(int(v) for v in rng.integers(1, 4, n))
+    stride = tuple(int(v) for v in rng.integers(1, 4, n))
+    dil = tuple(int(v) for v in rng.integers(1, 3, n))
+    opad = tuple(int(rng.integers(0, max(s, d))) for s, d in zip(stride, dil))
+    pad = tuple(int(rng.integers(0, (d * (k - 1)) // 2 + 1)) for k, d in zip(ks, dil))
+    sp = tuple(int(v) for v in rng.integers(1, 6, n))
+    dname = "float64" if seed % 2 else "float32"
+    npdt = FLOATS[dname][1]
+    x = rng.standard_normal((int(rng.integers(1, 3)), cin) + sp).astype(npdt)
+    w = rng.standard_normal((cin, cout_g) + ks).astype(npdt)
+    b = rng.standard_normal(cout_g * groups).astype(npdt) if seed % 3 else None
+    got = CONVT[n](xp.asarray(x), xp.asarray(w), None if b is None else xp.asarray(b),
+                   stride=stride, padding=pad, output_padding=opad, groups=groups,
+                   dilation=dil)
+    ref = ref_conv_transpose(x.astype(float), w.astype(float),
+                             None if b is None else b.astype(float), stride, pad, opad, dil,
+                             groups)
+    assert_close(got, ref, dname)
+
+
+def test_conv_transpose_large_parallel_and_layouts():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 16, 20, 18))
+    w = rng.standard_normal((16, 12, 4, 4))
+    for kind in LAYOUTS:
+        got = nn.conv_transpose2d(layout(x, kind), layout(w, kind), stride=2, padding=1)
+        assert_close(got, ref_conv_transpose(x, w, None, (2, 2), (1, 1), (0, 0), (1, 1), 1),
+                     "float64")
+    one = nn.conv_transpose2d(xp.asarray(x[:1]), xp.asarray(w), stride=2, padding=1,
+                              groups=4)  # one image: channel chunks run in parallel
+    assert_close(one, ref_conv_transpose(x[:1], w, None, (2, 2), (1, 1), (0, 0), (1, 1), 4),
+                 "float64")
+
+
+def test_conv_transpose_is_adjoint_of_conv():
+    """<conv(x), y> == <x, conv_transpose(y)> with the same weight and parameters."""
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((2, 3, 11, 10))
+    w = rng.standard_normal((5, 3, 3, 2))
+    y = np_of(nn.conv2d(xp.asarray(x), xp.asarray(w), stride=2, padding=1, dilation=(1, 2)))
+    z = rng.standard_normal(y.shape)
+    xt = np_of(nn.conv_transpose2d(xp.asarray(z), xp.asarray(w), stride=2, padding=1,
+                                   dilation=(1, 2), output_padding=(0, 1)))
+    assert xt.shape == x.shape
+    np.testing.assert_allclose(np.vdot(y, z), np.vdot(x, xt), rtol=1e-10)
+
+
+# ------------------------------------------------------------------------ validation
+
+def _xw(n=2, c=3):
+    return xp.asarray(np.ones((1, c) + (5,) * n)), xp.asarray(np.ones((4, c) + (3,) * n))
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(stride=0), "stride"), (dict(stride=-1), "stride"), (dict(dilation=0), "dilation"),
+    (dict(padding=-1), "padding"), (dict(padding="full"), "padding"),
+    (dict(padding="same", stride=2), "stride"), (dict(stride=(1, 1, 1)), "stride"),
+    (dict(groups=0), "groups"), (dict(groups=2), "groups"),
+])
+def test_conv_bad_parameters(kwargs, match):
+    x, w = _xw()
+    with pytest.raises(ValueError, match=match):
+        nn.conv2d(x, w, **kwargs)
+
+
+def test_conv_bad_shapes():
+    x, w = _xw()
+    with pytest.raises(ValueError, match="channels"):
+        nn.conv2d(xp.asarray(np.ones((1, 2, 5, 5))), w)
+    with pytest.raises(ValueError, match="'x' must be"):
+        nn.conv2d(xp.asarray(np.ones((5, 5))), w)
+    with pytest.raises(ValueError, match="'weight' must be 4-D"):
+        nn.conv2d(x, xp.asarray(np.ones((4, 3, 3))))
+    with pytest.raises(ValueError, match="bias"):
+        nn.conv2d(x, w, xp.asarray(np.ones(3)))
+    with pytest.raises(ValueError, match="larger than the padded input"):
+        nn.conv2d(x, xp.asarray(np.ones((4, 3, 7, 3))))
+    with pytest.raises(ValueError, match="kernel size must be positive"):
+        nn.conv2d(x, xp.asarray(np.ones((4, 3, 0, 3))))
+    with pytest.raises(ValueError, match="out channels"):
+        nn.conv2d(xp.asarray(np.ones((1, 4, 5, 5))), xp.asarray(np.ones((3, 2, 3, 3))),
+                  groups=2)
+
+
+def test_conv_bad_types():
+    x, w = _xw()
+    with pytest.raises(TypeError, match="'x' must be a flexarray array"):
+        nn.conv2d(np.ones((1, 3, 5, 5)), w)
+    with pytest.raises(TypeError, match="floating"):
+        nn.conv2d(xp.asarray(np.ones((1, 3, 5, 5), np.int64)), w)
+    with pytest.raises(TypeError, match="stride"):
+        nn.conv2d(x, w, stride=1.5)
+    with pytest.raises(TypeError, match="stride"):
+        nn.conv2d(x, w, stride=True)
+
+
+def test_conv_transpose_bad_parameters():
+    x, w = _xw()
+    with pytest.raises(ValueError, match="output_padding"):
+        nn.conv_transpose2d(x, xp.asarray(np.ones((3, 2, 3, 3))), stride=2, output_padding=2)
+    with pytest.raises(ValueError, match="weight.shape\\[0\\]"):
+        nn.conv_transpose2d(x, xp.asarray(np.ones((4, 2, 3, 3))))
+    with pytest.raises(ValueError, match="too large"):
+        nn.conv_transpose2d(xp.asarray(np.ones((1, 3, 1, 1))), xp.asarray(np.ones((3, 2, 1, 1))),
+                            padding=1)
+    with pytest.raises(ValueError, match="padding"):
+        nn.conv_transpose2d(x, xp.asarray(np.ones((3, 2, 3, 3))), padding="same")
+
+
+# ------------------------------------------------------------------------ torch
+
+@pytest.mark.torch
+@pytest.mark.parametrize("n", [1, 2, 3])
+@pytest.mark.parametrize("seed", range(8))
+def test_conv_against_torch(n, seed):
+    torch = pytest.importorskip("torch")
+    import torch.nn.functional as F
+    rng = np.random.default_rng(9000 + 10 * n + seed)
+    c = random_conv_case(rng, n)
+    x = rng.standard_normal((c["N"], c["cin"]) + c["sp"]).astype(np.float32)
+    w = rng.standard_normal((c["cout"], c["cin"] // c["groups"]) + c["ks"]).astype(np.float32)
+    b = rng.standard_normal(c["cout"]).astype(np.float32)
+    ref = getattr(F, f"conv{n}d")(torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b),
+                                  c["stride"], c["pad"], c["dil"], c["groups"]).numpy()
+    got = CONV[n](xp.asarray(x), xp.asarray(w), xp.asarray(b), c["stride"], c["pad"], c["dil"],
+                  c["groups"])
+    assert_close(got, ref.astype(float), "float32")
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("n", [1, 2, 3])
+@pytest.mark.parametrize("seed", range(6))
+def test_conv_transpose_against_torch(n, seed):
+    torch = pytest.importorskip("torch")
+    import torch.nn.functional as F
+    rng = np.random.default_rng(9500 + 10 * n + seed)
+    groups = int(rng.choice([1, 2]))
+    cin, cout_g = 2 * groups, int(rng.integers(1, 4))
+    ks = tuple(int(v) for v in rng.integers(1, 4, n))
+    stride = tuple(int(v) for v in rng.integers(1, 3, n))
+    dil = tuple(int(v) for v in rng.integers(1, 3, n))
+    opad = tuple(int(rng.integers(0, max(s, d))) for s, d in zip(stride, dil))
+    x = rng.standard_normal((2, cin) + tuple(int(v) for v in rng.integers(2, 6, n))).astype(np.float32)
+    w = rng.standard_normal((cin, cout_g) + ks).astype(np.float32)
+    ref = getattr(F, f"conv_transpose{n}d")(torch.from_numpy(x), torch.from_numpy(w), None,
+                                            stride, 0, opad, groups, dil).numpy()
+    got = CONVT[n](xp.asarray(x), xp.asarray(w), None, stride, 0, opad, groups, dil)
+    assert_close(got, ref.astype(float), "float32")
+
+
+@pytest.mark.torch
+def test_conv_benchmark_shapes_against_torch():
+    """The engines the benchmark cases take (Winograd 3x3, strided 7x7 im2col, depthwise)."""
+    torch = pytest.importorskip("torch")
+    import torch.nn.functional as F
+    rng = np.random.default_rng(1)
+    for xs, ws, kw in [((1, 3, 64, 64), (16, 3, 7, 7), dict(stride=2, padding=3)),
+                       ((2, 32, 20, 20), (32, 32, 3, 3), dict(padding=1)),
+                       ((2, 8, 50), (8, 1, 3), dict(padding=1, groups=8))]:
+        x = rng.standard_normal(xs).astype(np.float32)
+        w = rng.standard_normal(ws).astype(np.float32)
+        f = getattr(F, f"conv{len(xs) - 2}d")
+        ref = f(torch.from_numpy(x), torch.from_numpy(w), **kw).numpy()
+        got = getattr(nn, f"conv{len(xs) - 2}d")(xp.asarray(x), xp.asarray(w), **kw)
+        assert_close(got, ref.astype(float), "float32")
