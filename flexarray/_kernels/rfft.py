@@ -197,7 +197,7 @@ def _lanes_overload(a):
 # ----------------------------------------------------------------------------------------
 # complex FFT over lanes (in place; input rows in _perm order, output in natural order)
 
-@kernel
+@kernel(inline="always")
 def _fft_lanes(re, im, n, W, c0, c1, twr, twi):
     """Forward FFT of length n (power of two) on lanes c0..c1-1 of an (n, W) lane block.
 
@@ -332,7 +332,7 @@ def get_plan(nc, dtype):
 # ----------------------------------------------------------------------------------------
 # one row, four-step: pieces shared by rfft and irfft
 
-@kernel
+@kernel(inline="always")
 def _load_real(x, base, es, n1, n2, perm1, r0, r1, pre, pim):
     """Rows r0..r1-1 of the (n1, n2) block: pre/pim[i*n2 + j2] = x[2j], x[2j+1],
     j = perm1[i]*n2 + j2 (x read at base + element*es)."""
@@ -350,7 +350,7 @@ def _load_real(x, base, es, n1, n2, perm1, r0, r1, pre, pim):
                 pim[dst + u(j2)] = x[u(src + (2 * j2 + 1) * es)]
 
 
-@kernel
+@kernel(inline="always")
 def _twiddle_transpose(pre, pim, qre, qim, n1, n2, perm2, tw4r, tw4i, t0, t1):
     """q[perm2[j2]*n1 + k1] = p[k1*n2 + j2] * w^(k1 j2) for k1 in tile rows t0..t1-1
     (perm2 is the inverse of the digit-reversal order of the length-n2 FFT).
@@ -364,7 +364,7 @@ def _twiddle_transpose(pre, pim, qre, qim, n1, n2, perm2, tw4r, tw4i, t0, t1):
                                     u(n2), u(jb), u(n1), u(kb))
 
 
-@kernel
+@kernel(inline="always")
 def _unpack_real(qre, qim, nc, k0, k1, wr, wi, s, out, obase):
     """Spectrum X[k], k0 <= k < k1 (k <= nc) of the real row from its half-length
     transform Z (natural order in qre/qim), times s, into out (interleaved complex):
@@ -394,7 +394,7 @@ def _unpack_real(qre, qim, nc, k0, k1, wr, wi, s, out, obase):
         out[ob + U2 * unc + U1] = zero
 
 
-@kernel
+@kernel(inline="always")
 def _load_complex(x, base, es, k0, k1, qre, qim):
     """qre/qim[k] = X[k] for k0 <= k < k1, X read as float pairs at x[base + k*es]."""
     if es == 2:                 # contiguous: a vectorized de-interleave
@@ -408,7 +408,7 @@ def _load_complex(x, base, es, k0, k1, qre, qim):
             qim[u(k)] = x[u(base + k * es + 1)]
 
 
-@kernel
+@kernel(inline="always")
 def _pack_complex(xre, xim, nc, n1, n2, perm1, r0, r1, wr, wi, s, pre, pim):
     """irfft packing of the half spectrum X[0..nc] (split in xre/xim) into rows r0..r1-1
     of the (n1, n2) block: s * Z[j], j = perm1[i]*n2 + j2, with
@@ -436,7 +436,7 @@ def _pack_complex(xre, xim, nc, n1, n2, perm1, r0, r1, wr, wi, s, pre, pim):
             pim[dst] = sc * (xre[0] - xre[unc])
 
 
-@kernel
+@kernel(inline="always")
 def _store_real(qre, qim, k0, k1, out, obase):
     """out[2k], out[2k+1] = qre[k], qim[k] for k0 <= k < k1."""
     ob = u(obase)
@@ -445,204 +445,200 @@ def _store_real(qre, qim, k0, k1, out, obase):
         out[ob + U2 * u(k) + U1] = qim[u(k)]
 
 
+# Steps of a transform. Every heavy step goes through the one call site of _task in each
+# entry point: Numba links callees into every caller and LLVM inlines them, so each extra
+# call site of the FFT code costs seconds of cold compile.
+FFT1, TRANS, FFT2 = 0, 1, 2
+CHUNK = 1 << 13     # complex elements of one lane-FFT task (64 KiB float32, 128 KiB float64)
+TILE_ROWS = 4       # transpose tile rows per task
+
+
+@kernel(inline="always")
+def _steps(n1, n2, W1, nl):
+    """(number of tasks, task width) of the steps FFT1, TRANS, FFT2 of an (n1, W1) block;
+    a block with n2 == 1 only has FFT1."""
+    w1 = max(nl, min(W1, CHUNK // n1 // nl * nl))
+    if n2 == 1:
+        return ((W1 + w1 - 1) // w1, w1), (0, 1), (0, 1)
+    w2 = max(nl, min(n1, CHUNK // n2 // nl * nl))
+    nt = n1 // nl
+    return (((W1 + w1 - 1) // w1, w1), ((nt + TILE_ROWS - 1) // TILE_ROWS, TILE_ROWS),
+            ((n1 + w2 - 1) // w2, w2))
+
+
+@kernel(inline="always")
+def _task(step, t, width, a1, a2, a3, a4, n1, n2, W1, pl):
+    """Task t of a step: FFT1 = length-n1 FFTs on lanes [t*width, ...) of the (n1, W1) block
+    a1/a2; TRANS = twiddle-transpose tile rows [t*width, ...) into a3/a4; FFT2 = length-n2
+    FFTs on lanes [t*width, ...) of the (n2, n1) block a3/a4."""
+    perm1, tw1r, tw1i, perm2, tw2r, tw2i, tw4r, tw4i, wr, wi = pl
+    if step == TRANS:
+        _twiddle_transpose(a1, a2, a3, a4, n1, n2, perm2, tw4r, tw4i, t * width,
+                           min(n1 // lanes(a1), (t + 1) * width))
+        return
+    if step == FFT1:
+        re, im, n, W, tr, ti = a1, a2, n1, W1, tw1r, tw1i
+    else:
+        re, im, n, W, tr, ti = a3, a4, n2, n1, tw2r, tw2i
+    _fft_lanes(re, im, n, W, t * width, min(W, (t + 1) * width), tr, ti)
+
+
 @kernel
-def _fft4(pre, pim, qre, qim, n1, n2, perm2, tw1r, tw1i, tw2r, tw2i, tw4r, tw4i, chunk):
-    """Four-step complex FFT of a loaded (n1, n2) block p into natural order in q."""
+def _block(inverse, x, roffs, b0, b1, es, out, olen, pl, s, pre, pim, qre, qim, zre, zim):
+    """rfft (or irfft if `inverse`) of rows b0..b1-1, serially.
+
+    rfft: row b is 2*nc reals x[roffs[b] + j*es] -> nc+1 interleaved complex out[b*olen:].
+    irfft: row b is nc+1 complex (float pairs at x[roffs[b] + k*es]) -> 2*nc reals.
+    Rows with nc >= nl*nl run the four-step one at a time; shorter rows run nl at a time
+    as the lanes of one block (gathered and scattered through zre/zim).
+    """
+    perm1, tw1r, tw1i, perm2, tw2r, tw2i, tw4r, tw4i, wr, wi = pl
+    n1 = perm1.shape[0]
+    n2 = perm2.shape[0]
+    nc = n1 * n2
     nl = lanes(pre)
-    c1 = max(nl, min(n2, chunk // n1 // nl * nl))
-    for c in range(0, n2, c1):
-        _fft_lanes(pre, pim, n1, n2, c, min(n2, c + c1), tw1r, tw1i)
-    _twiddle_transpose(pre, pim, qre, qim, n1, n2, perm2, tw4r, tw4i, 0, n1 // lanes(pre))
-    c2 = max(nl, min(n1, chunk // n2 // nl * nl))
-    for c in range(0, n1, c2):
-        _fft_lanes(qre, qim, n2, n1, c, min(n1, c + c2), tw2r, tw2i)
-
-
-CHUNK = 1 << 13     # complex elements of one lane-FFT chunk (64 KiB float32, 128 KiB float64)
+    rowwise = n2 > 1
+    W1 = n2 if rowwise else nl
+    steps = _steps(n1, n2, W1, nl)
+    if inverse:
+        a1, a2, a3, a4 = pim, pre, qim, qre
+    else:
+        a1, a2, a3, a4 = pre, pim, qre, qim
+    units = b1 - b0 if rowwise else (b1 - b0 + nl - 1) // nl
+    for unit in range(units):
+        # prologue: the complex sequence z into the lane block
+        if rowwise:
+            b = b0 + unit
+            if inverse:
+                _load_complex(x, roffs[b], es, 0, nc + 1, qre, qim)
+                _pack_complex(qre, qim, nc, n1, n2, perm1, 0, n1, wr, wi, s, pre, pim)
+            else:
+                _load_real(x, roffs[b], es, n1, n2, perm1, 0, n1, pre, pim)
+        else:
+            c0 = b0 + unit * nl
+            for v in range(nl):
+                if c0 + v >= b1:
+                    zre[:] = 0
+                    zim[:] = 0
+                elif inverse:
+                    _load_complex(x, roffs[c0 + v], es, 0, nc + 1, qre, qim)
+                    _pack_complex(qre, qim, nc, nc, 1, perm1, 0, nc, wr, wi, s, zre, zim)
+                else:
+                    _load_real(x, roffs[c0 + v], es, nc, 1, perm1, 0, nc, zre, zim)
+                for i in range(nc):
+                    pre[i * nl + v] = zre[i]
+                    pim[i * nl + v] = zim[i]
+        # the complex FFT
+        for step in range(3):
+            ntask, width = steps[step]
+            for t in range(ntask):
+                _task(step, t, width, a1, a2, a3, a4, n1, n2, W1, pl)
+        # epilogue: the spectrum (rfft) or the real row (irfft) out
+        for v in range(1 if rowwise else min(nl, b1 - b0 - unit * nl)):
+            if rowwise:
+                ob = (b0 + unit) * olen
+            else:
+                ob = (b0 + unit * nl + v) * olen
+                for i in range(nc):
+                    qre[i] = pre[i * nl + v]
+                    qim[i] = pim[i * nl + v]
+            if inverse:
+                _store_real(qre, qim, 0, nc, out, ob)
+            else:
+                _unpack_real(qre, qim, nc, 0, nc + 1, wr, wi, s, out, ob)
 
 
 @kernel
 def _scratch(pl):
-    """Scratch arrays for one thread: lane block (pre, pim) and row buffers (qre, qim)."""
+    """Scratch for one thread: lane block (pre, pim), row buffers (qre, qim), (zre, zim)."""
     n1 = pl[0].shape[0]
     n2 = pl[3].shape[0]
     nc = n1 * n2
     dt = pl[1].dtype
     nb = nc if n2 > 1 else nc * lanes(pl[1])
-    return np.empty(nb, dt), np.empty(nb, dt), np.empty(nc + 1, dt), np.empty(nc + 1, dt)
-
-
-@kernel
-def _rfft_range(x, roffs, b0, b1, es, out, olen, pl, s, pre, pim, qre, qim):
-    """rfft of rows b0..b1-1: row b reads 2*nc reals x[roffs[b] + j*es] and writes nc+1
-    interleaved complex to out[b*olen:]. Rows of nc >= nl*nl run the four-step one by
-    one; shorter rows run nl at a time as the lanes of one block."""
-    perm1, tw1r, tw1i, perm2, tw2r, tw2i, tw4r, tw4i, wr, wi = pl
-    n1 = perm1.shape[0]
-    n2 = perm2.shape[0]
-    nc = n1 * n2
-    if n2 > 1:
-        for b in range(b0, b1):
-            _load_real(x, roffs[b], es, n1, n2, perm1, 0, n1, pre, pim)
-            _fft4(pre, pim, qre, qim, n1, n2, perm2, tw1r, tw1i, tw2r, tw2i, tw4r, tw4i, CHUNK)
-            _unpack_real(qre, qim, nc, 0, nc + 1, wr, wi, s, out, b * olen)
-        return
-    nl = lanes(pre)
-    for c0 in range(b0, b1, nl):
-        nb = min(nl, b1 - c0)
-        for v in range(nl):
-            if v < nb:
-                _load_real(x, roffs[c0 + v], es, nc, 1, perm1, 0, nc, qre, qim)
-            else:
-                qre[:] = 0
-                qim[:] = 0
-            for i in range(nc):
-                pre[i * nl + v] = qre[i]
-                pim[i * nl + v] = qim[i]
-        _fft_lanes(pre, pim, nc, nl, 0, nl, tw1r, tw1i)
-        for v in range(nb):
-            for i in range(nc):
-                qre[i] = pre[i * nl + v]
-                qim[i] = pim[i * nl + v]
-            _unpack_real(qre, qim, nc, 0, nc + 1, wr, wi, s, out, (c0 + v) * olen)
-
-
-@kernel
-def _irfft_range(x, roffs, b0, b1, es, out, olen, pl, s, pre, pim, qre, qim):
-    """irfft of rows b0..b1-1: row b reads nc+1 complex (float pairs at x[roffs[b] + k*es])
-    and writes 2*nc reals to out[b*olen:]."""
-    perm1, tw1r, tw1i, perm2, tw2r, tw2i, tw4r, tw4i, wr, wi = pl
-    n1 = perm1.shape[0]
-    n2 = perm2.shape[0]
-    nc = n1 * n2
-    if n2 > 1:
-        for b in range(b0, b1):
-            _load_complex(x, roffs[b], es, 0, nc + 1, qre, qim)
-            _pack_complex(qre, qim, nc, n1, n2, perm1, 0, n1, wr, wi, s, pre, pim)
-            _fft4(pim, pre, qim, qre, n1, n2, perm2, tw1r, tw1i, tw2r, tw2i, tw4r, tw4i, CHUNK)
-            _store_real(qre, qim, 0, nc, out, b * olen)
-        return
-    nl = lanes(pre)
-    zre = np.empty(nc, pre.dtype)
-    zim = np.empty(nc, pre.dtype)
-    for c0 in range(b0, b1, nl):
-        nb = min(nl, b1 - c0)
-        for v in range(nl):
-            if v < nb:
-                _load_complex(x, roffs[c0 + v], es, 0, nc + 1, qre, qim)
-                _pack_complex(qre, qim, nc, nc, 1, perm1, 0, nc, wr, wi, s, zre, zim)
-            else:
-                zre[:] = 0
-                zim[:] = 0
-            for i in range(nc):
-                pre[i * nl + v] = zre[i]
-                pim[i * nl + v] = zim[i]
-        _fft_lanes(pim, pre, nc, nl, 0, nl, tw1r, tw1i)
-        for v in range(nb):
-            for i in range(nc):
-                qre[i] = pre[i * nl + v]
-                qim[i] = pim[i * nl + v]
-            _store_real(qre, qim, 0, nc, out, (c0 + v) * olen)
-
-
-@kernel
-def rfft_rows(x, roffs, es, out, olen, pl, s):
-    """rfft of every row, serially (see _rfft_range)."""
-    pre, pim, qre, qim = _scratch(pl)
-    _rfft_range(x, roffs, 0, roffs.shape[0], es, out, olen, pl, s, pre, pim, qre, qim)
-
-
-@kernel
-def irfft_rows(x, roffs, es, out, olen, pl, s):
-    """irfft of every row, serially (see _irfft_range)."""
-    pre, pim, qre, qim = _scratch(pl)
-    _irfft_range(x, roffs, 0, roffs.shape[0], es, out, olen, pl, s, pre, pim, qre, qim)
+    return (np.empty(nb, dt), np.empty(nb, dt), np.empty(nc + 1, dt), np.empty(nc + 1, dt),
+            np.empty(nc, dt), np.empty(nc, dt))
 
 
 @parallel_kernel
-def rfft_rows_par(x, roffs, es, out, olen, pl, s, nchunks):
-    """rfft_rows with the rows split into nchunks parallel chunks (lane-block aligned)."""
+def rows_parallel(inverse, x, roffs, es, out, olen, pl, s, nchunks):
+    """rows_serial with the rows split into nchunks parallel chunks (lane-block aligned)."""
     nl = lanes(pl[1])
-    nblk = (roffs.shape[0] + nl - 1) // nl
+    nrows = roffs.shape[0]
+    unit = nl if pl[3].shape[0] == 1 else 1
+    nunits = (nrows + unit - 1) // unit
     for c in numba.prange(nchunks):
-        pre, pim, qre, qim = _scratch(pl)
-        b0 = min(roffs.shape[0], c * nblk // nchunks * nl)
-        b1 = min(roffs.shape[0], (c + 1) * nblk // nchunks * nl)
-        _rfft_range(x, roffs, b0, b1, es, out, olen, pl, s, pre, pim, qre, qim)
+        pre, pim, qre, qim, zre, zim = _scratch(pl)
+        b0 = np.int64(min(nrows, c * nunits // nchunks * unit))
+        b1 = np.int64(min(nrows, (c + 1) * nunits // nchunks * unit))
+        _block(inverse, x, roffs, b0, b1, es, out, olen, pl, s, pre, pim, qre, qim, zre, zim)
+
+
+# phases of one huge row, each split into parallel tasks
+LOAD, PACK, PH_FFT1, PH_TRANS, PH_FFT2, STORE = 0, 1, 2, 3, 4, 5
+ROWS_PER_TASK = 64      # block rows per load / pack task
+
+
+@kernel(inline="always")
+def _phase_tasks(inverse, phase, n1, n2, nl):
+    """(number of tasks, width) of a phase of the split huge-row transform."""
+    nc = n1 * n2
+    span = ROWS_PER_TASK * n2
+    if phase == LOAD:
+        if inverse:
+            return (nc + span) // span, span
+        return (n1 + ROWS_PER_TASK - 1) // ROWS_PER_TASK, ROWS_PER_TASK
+    if phase == PACK:
+        if inverse:
+            return (n1 + ROWS_PER_TASK - 1) // ROWS_PER_TASK, ROWS_PER_TASK
+        return 0, 1
+    if phase == STORE:
+        return (nc + span) // span, span
+    return _steps(n1, n2, n2, nl)[phase - PH_FFT1]
+
+
+@kernel
+def _phase_task(inverse, phase, t, width, x, base, es, out, ob, pl, s, pre, pim, qre, qim):
+    perm1, tw1r, tw1i, perm2, tw2r, tw2i, tw4r, tw4i, wr, wi = pl
+    n1 = perm1.shape[0]
+    n2 = perm2.shape[0]
+    nc = n1 * n2
+    lo = t * width
+    if phase == LOAD:
+        if inverse:
+            _load_complex(x, base, es, lo, min(nc + 1, lo + width), qre, qim)
+        else:
+            _load_real(x, base, es, n1, n2, perm1, lo, min(n1, lo + width), pre, pim)
+    elif phase == PACK:
+        _pack_complex(qre, qim, nc, n1, n2, perm1, lo, min(n1, lo + width), wr, wi, s,
+                      pre, pim)
+    elif phase == STORE:
+        if inverse:
+            _store_real(qre, qim, lo, min(nc, lo + width), out, ob)
+        else:
+            _unpack_real(qre, qim, nc, lo, min(nc + 1, lo + width), wr, wi, s, out, ob)
+    else:
+        if inverse:
+            a1, a2, a3, a4 = pim, pre, qim, qre
+        else:
+            a1, a2, a3, a4 = pre, pim, qre, qim
+        _task(phase - PH_FFT1, t, width, a1, a2, a3, a4, n1, n2, n2, pl)
 
 
 @parallel_kernel
-def irfft_rows_par(x, roffs, es, out, olen, pl, s, nchunks):
-    """irfft_rows with the rows split into nchunks parallel chunks (lane-block aligned)."""
+def rows_split(inverse, x, roffs, es, out, olen, pl, s):
+    """rfft (irfft if `inverse`) of each long four-step row in turn, each phase of a row
+    split over the threads."""
+    n1 = pl[0].shape[0]
+    n2 = pl[3].shape[0]
     nl = lanes(pl[1])
-    nblk = (roffs.shape[0] + nl - 1) // nl
-    for c in numba.prange(nchunks):
-        pre, pim, qre, qim = _scratch(pl)
-        b0 = min(roffs.shape[0], c * nblk // nchunks * nl)
-        b1 = min(roffs.shape[0], (c + 1) * nblk // nchunks * nl)
-        _irfft_range(x, roffs, b0, b1, es, out, olen, pl, s, pre, pim, qre, qim)
-
-
-# ----------------------------------------------------------------------------------------
-# one huge row, every step split over threads
-
-@parallel_kernel
-def _fft4_par(pre, pim, qre, qim, n1, n2, perm2, tw1r, tw1i, tw2r, tw2i, tw4r, tw4i):
-    nl = lanes(pre)
-    c1 = max(nl, min(n2, CHUNK // n1 // nl * nl))
-    for c in numba.prange((n2 + c1 - 1) // c1):
-        _fft_lanes(pre, pim, n1, n2, c * c1, min(n2, c * c1 + c1), tw1r, tw1i)
-    nt = n1 // nl
-    for t in numba.prange(nt):
-        _twiddle_transpose(pre, pim, qre, qim, n1, n2, perm2, tw4r, tw4i, t, t + 1)
-    c2 = max(nl, min(n1, CHUNK // n2 // nl * nl))
-    for c in numba.prange((n1 + c2 - 1) // c2):
-        _fft_lanes(qre, qim, n2, n1, c * c2, min(n1, c * c2 + c2), tw2r, tw2i)
-
-
-ROWS_PER_TASK = 64      # four-step block rows per parallel task in load / pack
-
-
-@parallel_kernel
-def rfft_big(x, roffs, es, out, olen, pl, s):
-    """rfft of each (long, four-step) row in turn, every step of a row in parallel."""
-    perm1, tw1r, tw1i, perm2, tw2r, tw2i, tw4r, tw4i, wr, wi = pl
-    n1 = perm1.shape[0]
-    n2 = perm2.shape[0]
-    nc = n1 * n2
-    pre, pim, qre, qim = _scratch(pl)
-    nt = (n1 + ROWS_PER_TASK - 1) // ROWS_PER_TASK
-    nk = (nc + 1 + ROWS_PER_TASK * n2 - 1) // (ROWS_PER_TASK * n2)
+    pre, pim, qre, qim, zre, zim = _scratch(pl)
     for b in range(roffs.shape[0]):
-        for t in numba.prange(nt):
-            _load_real(x, roffs[b], es, n1, n2, perm1, t * ROWS_PER_TASK,
-                       min(n1, (t + 1) * ROWS_PER_TASK), pre, pim)
-        _fft4_par(pre, pim, qre, qim, n1, n2, perm2, tw1r, tw1i, tw2r, tw2i, tw4r, tw4i)
-        for t in numba.prange(nk):
-            _unpack_real(qre, qim, nc, t * ROWS_PER_TASK * n2,
-                         min(nc + 1, (t + 1) * ROWS_PER_TASK * n2), wr, wi, s, out, b * olen)
-
-
-@parallel_kernel
-def irfft_big(x, roffs, es, out, olen, pl, s):
-    """irfft of each (long, four-step) row in turn, every step of a row in parallel."""
-    perm1, tw1r, tw1i, perm2, tw2r, tw2i, tw4r, tw4i, wr, wi = pl
-    n1 = perm1.shape[0]
-    n2 = perm2.shape[0]
-    nc = n1 * n2
-    pre, pim, qre, qim = _scratch(pl)
-    nt = (n1 + ROWS_PER_TASK - 1) // ROWS_PER_TASK
-    step = ROWS_PER_TASK * n2
-    nk = (nc + 1 + step - 1) // step
-    for b in range(roffs.shape[0]):
-        for t in numba.prange(nk):
-            _load_complex(x, roffs[b], es, t * step, min(nc + 1, (t + 1) * step), qre, qim)
-        for t in numba.prange(nt):
-            _pack_complex(qre, qim, nc, n1, n2, perm1, t * ROWS_PER_TASK,
-                          min(n1, (t + 1) * ROWS_PER_TASK), wr, wi, s, pre, pim)
-        _fft4_par(pim, pre, qim, qre, n1, n2, perm2, tw1r, tw1i, tw2r, tw2i, tw4r, tw4i)
-        for t in numba.prange(nk):
-            _store_real(qre, qim, t * step, min(nc, (t + 1) * step), out, b * olen)
+        for phase in range(6):
+            ntask, width = _phase_tasks(inverse, phase, n1, n2, nl)
+            for t in numba.prange(ntask):
+                _phase_task(inverse, phase, t, width, x, roffs[b], es, out, b * olen, pl, s,
+                            pre, pim, qre, qim)
 
 
 # ----------------------------------------------------------------------------------------
@@ -690,17 +686,17 @@ def _launch(kind, flat, offs, es, out, olen, nc, dtype, scale):
            pl.wr, pl.wi)
     nrows = offs.shape[0]
     nthreads = numba.get_num_threads()
-    serial, rows_par, big = {
-        "rfft": (rfft_rows, rfft_rows_par, rfft_big),
-        "irfft": (irfft_rows, irfft_rows_par, irfft_big)}[kind]
+    inverse = kind == "irfft"
     if nthreads < 2 or nrows * nc * 2 < PAR_MIN_WORK:
-        serial(flat, offs, es, out, olen, tup, scale)
+        nb = nc if pl.rowwise else nc * _nlanes(dtype)
+        scratch = [np.empty(k, dtype) for k in (nb, nb, nc + 1, nc + 1, nc, nc)]
+        _block(inverse, flat, offs, 0, nrows, es, out, olen, tup, scale, *scratch)
     elif pl.rowwise and nc >= BIG_MIN_NC and nrows < 2 * nthreads:
-        big(flat, offs, es, out, olen, tup, scale)
+        rows_split(inverse, flat, offs, es, out, olen, tup, scale)
     else:
         nl = _nlanes(dtype)
         nblk = nrows if pl.rowwise else (nrows + nl - 1) // nl
-        rows_par(flat, offs, es, out, olen, tup, scale, min(nthreads, nblk))
+        rows_parallel(inverse, flat, offs, es, out, olen, tup, scale, min(nthreads, nblk))
 
 
 def _last_axis(a, axis, m, n, fill):

@@ -1,0 +1,453 @@
+"""flexarray.fft and its real-FFT kernel against numpy.fft (float64/complex128 references).
+
+Accuracy: max|got - ref| / max|ref| at most 1e-12 (float64) and 1e-5 (float32), over
+sizes, batch shapes, axes, norms, strided and negative-stride inputs. Every path of the
+kernel is reached: lane blocks of short rows, one four-step row at a time, rows in
+parallel, and one huge row split over threads. Sizes up to 2^20 are @pytest.mark.slow.
+"""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import flexarray as xp
+import flexarray.fft as xfft  # noqa: F401 (also binds xp.fft until __init__ imports it)
+from flexarray._kernels import rfft as K
+
+TOL = {np.float32: 1e-5, np.float64: 1e-12, np.complex64: 1e-5, np.complex128: 1e-12}
+REAL = {np.complex64: np.float32, np.complex128: np.float64}
+CPLX = {np.float32: np.complex64, np.float64: np.complex128}
+
+
+def rel_err(got, ref):
+    got = np.asarray(got)
+    ref = np.asarray(ref)
+    assert got.shape == ref.shape, (got.shape, ref.shape)
+    if ref.size == 0:
+        return 0.0
+    scale = np.abs(ref).max()
+    return float(np.abs(got.astype(ref.dtype) - ref).max() / (scale if scale else 1.0))
+
+
+def assert_close(got, ref, dtype):
+    err = rel_err(got, ref)
+    assert err <= TOL[np.dtype(dtype).type], f"relative error {err:.3g} for {np.dtype(dtype)}"
+
+
+def wide(a):
+    """float64 / complex128 copy: the reference runs at the higher precision."""
+    a = np.asarray(a)
+    return a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
+
+
+def normal(rng, shape, dtype):
+    v = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        v = v + 1j * rng.standard_normal(shape)
+    return v.astype(dtype)
+
+
+def in_layout(v, kind):
+    """A NumPy view holding v's values: contiguous, reversed, strided or transposed."""
+    if kind == "reversed":
+        key = (slice(None, None, -1),) * v.ndim
+        return np.ascontiguousarray(v[key])[key]
+    if kind == "strided":
+        big = np.zeros(v.shape[:-1] + (3 * v.shape[-1],), v.dtype)
+        big[..., ::3] = v
+        return big[..., ::3]
+    if kind == "transposed" and v.ndim >= 2:
+        return np.ascontiguousarray(v.T).T
+    return v.copy()
+
+
+def check_pair(x, n, axis, norm):
+    """rfft of x and irfft of its spectrum against numpy.fft in float64."""
+    dt = x.dtype.type
+    got = K.rfft(x, n, axis, norm)
+    ref = np.fft.rfft(wide(x), n, axis, norm)
+    assert got.dtype == CPLX[dt]
+    assert_close(got, ref, dt)
+    spec = ref.astype(CPLX[dt])
+    nn = n if n is not None else x.shape[axis]
+    back = K.irfft(spec, nn, axis, norm)
+    assert back.dtype == dt
+    assert_close(back, np.fft.irfft(wide(spec), nn, axis, norm), dt)
+
+
+# --- the kernel -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("logn", range(0, 15))
+def test_kernel_power_of_two_sizes(dtype, logn):
+    rng = np.random.default_rng(logn)
+    n = 1 << logn
+    for shape in [(n,), (3, n), (max(2, 40960 // n), n)]:    # serial and parallel rows
+        check_pair(normal(rng, shape, dtype), None, -1, "backward")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(1, 1 << 15), (2, 1 << 16), (3, 1 << 15)])
+def test_kernel_huge_rows_split_over_threads(dtype, shape):
+    rng = np.random.default_rng(sum(shape))
+    for norm in ("backward", "ortho"):
+        check_pair(normal(rng, shape, dtype), None, -1, norm)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_kernel_many_short_rows(dtype):
+    rng = np.random.default_rng(1)
+    for n in (2, 4, 8, 16, 64, 128, 256):
+        check_pair(normal(rng, (1001, n), dtype), None, 1, "ortho")
+        check_pair(normal(rng, (n, 37), dtype), None, 0, "forward")
+
+
+@settings(max_examples=60, deadline=None)
+@given(logn=st.integers(1, 12), batch=st.lists(st.integers(1, 5), max_size=3),
+       axis=st.integers(0, 3), norm=st.sampled_from(["backward", "ortho", "forward"]),
+       layout=st.sampled_from(["contiguous", "reversed", "strided", "transposed"]),
+       dtype=st.sampled_from([np.float32, np.float64]), seed=st.integers(0, 2**16),
+       resize=st.sampled_from([None, "cut", "pad"]))
+def test_kernel_random_layouts(logn, batch, axis, norm, layout, dtype, seed, resize):
+    rng = np.random.default_rng(seed)
+    n = 1 << logn
+    shape = list(batch)
+    axis = axis % (len(shape) + 1)
+    m = {None: n, "cut": n + 3, "pad": max(1, n - 3)}[resize]
+    shape.insert(axis, m)
+    x = in_layout(normal(rng, tuple(shape), dtype), layout)
+    check_pair(x, None if resize is None else n, axis, norm)
+    # the inverse from a strided, reversed spectrum
+    spec = in_layout(normal(rng, tuple(shape[:axis] + [n // 2 + 1] + shape[axis + 1:]),
+                            CPLX[dtype]), layout)
+    assert_close(K.irfft(spec, n, axis, norm), np.fft.irfft(wide(spec), n, axis, norm), dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_kernel_irfft_ignores_imaginary_dc_and_nyquist(dtype):
+    rng = np.random.default_rng(5)
+    for n in (8, 1024):
+        spec = normal(rng, (4, n // 2 + 1), dtype)   # non-Hermitian ends on purpose
+        assert_close(K.irfft(spec, n), np.fft.irfft(wide(spec), n), REAL[dtype])
+
+
+def test_kernel_other_sizes_match_numpy():
+    rng = np.random.default_rng(7)
+    for n in (3, 5, 6, 7, 12, 100, 127, 1000, 4097):
+        for dt in (np.float32, np.float64):
+            check_pair(normal(rng, (2, n), dt), None, -1, "backward")
+
+
+def test_kernel_empty_batch_and_input_untouched():
+    x = np.zeros((0, 16), np.float32)
+    assert K.rfft(x).shape == (0, 9) and K.rfft(x).dtype == np.complex64
+    assert K.irfft(np.zeros((3, 0, 9), np.complex128), 16, axis=-1).shape == (3, 0, 16)
+    rng = np.random.default_rng(0)
+    x = normal(rng, (4, 64), np.float64)
+    keep = x.copy()
+    x.flags.writeable = False                       # read-only input is fine
+    K.rfft(x)
+    assert np.array_equal(x, keep)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("logn", range(15, 21))
+def test_kernel_large_sizes(dtype, logn):
+    rng = np.random.default_rng(logn)
+    n = 1 << logn
+    for shape, axis in [((n,), 0), ((2, n), 1), ((5, n), 1), ((n, 2), 0)]:
+        for norm in ("backward", "ortho", "forward"):
+            check_pair(normal(rng, shape, dtype), None, axis, norm)
+    x = normal(rng, (3, 2 * n), dtype)[::-1, ::-2]
+    check_pair(x, None, 1, "backward")
+
+
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 1 << 20), rows=st.integers(1, 3),
+       dtype=st.sampled_from([np.float32, np.float64]), seed=st.integers(0, 2**16))
+def test_kernel_random_sizes(n, rows, dtype, seed):
+    rng = np.random.default_rng(seed)
+    check_pair(normal(rng, (rows, n), dtype), None, -1, "backward")
+
+
+@pytest.mark.torch
+def test_kernel_against_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    for dt in (np.float32, np.float64):
+        x = normal(rng, (16, 4096), dt)
+        ref = torch.fft.rfft(torch.from_numpy(x.astype(np.float64))).numpy()
+        assert_close(K.rfft(x), ref, dt)
+        spec = ref.astype(CPLX[dt])
+        back = torch.fft.irfft(torch.from_numpy(wide(spec)), 4096).numpy()
+        assert_close(K.irfft(spec, 4096), back, dt)
+
+
+# --- the fft extension ------------------------------------------------------------------
+
+def fx(v):
+    return xp.asarray(v)
+
+
+def np_of(a):
+    return np.asarray(a._arr)
+
+
+REALS = [xp.float32, xp.float64]
+COMPLEXES = [xp.complex64, xp.complex128]
+NORMS = st.sampled_from(["backward", "ortho", "forward"])
+shapes = st.lists(st.integers(1, 9), min_size=1, max_size=3).map(tuple)
+
+
+def expected_complex(dt):
+    return {xp.float32: xp.complex64, xp.float64: xp.complex128, xp.float16: xp.complex64,
+            xp.bfloat16: xp.complex64}.get(dt, dt)
+
+
+def expected_real(dt):
+    return {xp.complex64: xp.float32, xp.complex128: xp.float64}.get(dt, dt)
+
+
+@st.composite
+def arrays(draw, dtypes):
+    dt = draw(st.sampled_from(dtypes))
+    shape = draw(shapes)
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    layout = draw(st.sampled_from(["contiguous", "reversed", "strided", "transposed"]))
+    v = in_layout(normal(rng, shape, dt.np), layout)
+    return xp.asarray(v), v
+
+
+@st.composite
+def one_dim_args(draw, x_shape, inverse_real=False):
+    axis = draw(st.integers(-len(x_shape), len(x_shape) - 1))
+    m = x_shape[axis]
+    default = 2 * (m - 1) if inverse_real else m
+    n = draw(st.none() | st.integers(max(1, m // 2), 2 * m + 2))
+    if n is None and default < 1:
+        n = 2
+    return n, axis, draw(NORMS)
+
+
+@st.composite
+def n_dim_args(draw, x_shape, inverse_real=False):
+    nd = len(x_shape)
+    axes = draw(st.none() | st.lists(st.integers(-nd, nd - 1), min_size=1, max_size=nd,
+                                     unique_by=lambda a: a % nd))
+    ax = list(range(nd)) if axes is None else axes
+    s = None
+    if axes is not None and draw(st.booleans()):
+        s = [draw(st.integers(1, 2 * x_shape[a] + 1)) for a in ax]
+    if s is None and inverse_real and x_shape[ax[-1]] == 1:
+        s = [x_shape[a] for a in ax[:-1]] + [2]
+        axes = ax
+    return s, axes, draw(NORMS)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), xv=arrays(COMPLEXES + REALS),
+       name=st.sampled_from(["fft", "ifft"]))
+def test_fft_ifft(data, xv, name):
+    x, v = xv
+    n, axis, norm = data.draw(one_dim_args(v.shape))
+    got = getattr(xp.fft, name)(x, n=n, axis=axis, norm=norm)
+    assert got.dtype == expected_complex(x.dtype)
+    assert_close(np_of(got), getattr(np.fft, name)(wide(v), n, axis, norm), v.dtype.type)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), xv=arrays(REALS), name=st.sampled_from(["rfft", "ihfft"]))
+def test_rfft_ihfft(data, xv, name):
+    x, v = xv
+    n, axis, norm = data.draw(one_dim_args(v.shape))
+    got = getattr(xp.fft, name)(x, n=n, axis=axis, norm=norm)
+    assert got.dtype == expected_complex(x.dtype)
+    assert_close(np_of(got), getattr(np.fft, name)(wide(v), n, axis, norm), v.dtype.type)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), xv=arrays(COMPLEXES), name=st.sampled_from(["irfft", "hfft"]))
+def test_irfft_hfft(data, xv, name):
+    x, v = xv
+    n, axis, norm = data.draw(one_dim_args(v.shape, inverse_real=True))
+    got = getattr(xp.fft, name)(x, n=n, axis=axis, norm=norm)
+    assert got.dtype == expected_real(x.dtype)
+    assert_close(np_of(got), getattr(np.fft, name)(wide(v), n, axis, norm),
+                 REAL[v.dtype.type])
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), xv=arrays(COMPLEXES), name=st.sampled_from(["fftn", "ifftn"]))
+def test_fftn_ifftn(data, xv, name):
+    x, v = xv
+    s, axes, norm = data.draw(n_dim_args(v.shape))
+    got = getattr(xp.fft, name)(x, s=s, axes=axes, norm=norm)
+    assert got.dtype == x.dtype
+    assert_close(np_of(got), getattr(np.fft, name)(wide(v), s, axes, norm), v.dtype.type)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), xv=arrays(REALS))
+def test_rfftn(data, xv):
+    x, v = xv
+    s, axes, norm = data.draw(n_dim_args(v.shape))
+    got = xp.fft.rfftn(x, s=s, axes=axes, norm=norm)
+    assert got.dtype == expected_complex(x.dtype)
+    assert_close(np_of(got), np.fft.rfftn(wide(v), s, axes, norm), v.dtype.type)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), xv=arrays(COMPLEXES))
+def test_irfftn(data, xv):
+    x, v = xv
+    s, axes, norm = data.draw(n_dim_args(v.shape, inverse_real=True))
+    got = xp.fft.irfftn(x, s=s, axes=axes, norm=norm)
+    assert got.dtype == expected_real(x.dtype)
+    assert_close(np_of(got), np.fft.irfftn(wide(v), s, axes, norm), REAL[v.dtype.type])
+
+
+def test_round_trips_on_the_kernel_sizes():
+    rng = np.random.default_rng(11)
+    for dt in (np.float32, np.float64):
+        v = normal(rng, (3, 8, 256), dt)
+        x = fx(v)
+        back = xp.fft.irfftn(xp.fft.rfftn(x), s=[3, 8, 256], axes=[0, 1, 2])
+        assert back.dtype == x.dtype
+        assert_close(np_of(back), wide(v), dt)
+        back = xp.fft.hfft(xp.fft.ihfft(x, axis=1), n=8, axis=1)
+        assert_close(np_of(back), wide(v), dt)
+
+
+@pytest.mark.parametrize("dt", [xp.float16, xp.bfloat16])
+def test_half_precision_computes_in_float32(dt):
+    v = np.linspace(-1, 1, 64).astype(dt.np)
+    got = xp.fft.rfft(fx(v))
+    assert got.dtype == xp.complex64
+    assert_close(np_of(got), np.fft.rfft(v.astype(np.float64)), np.float32)
+    assert xp.fft.fft(fx(v)).dtype == xp.complex64
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(1, 100), d=st.floats(0.1, 5),
+       dtype=st.sampled_from([None, xp.float32, xp.float64]))
+def test_fftfreq_rfftfreq(n, d, dtype):
+    for name in ("fftfreq", "rfftfreq"):
+        got = getattr(xp.fft, name)(n, d=d, dtype=dtype)
+        want = dtype or xp.float64
+        assert got.dtype == want
+        ref = getattr(np.fft, name)(n, d)
+        np.testing.assert_allclose(np_of(got), ref.astype(want.np), rtol=1e-6 if want is xp.float32 else 1e-15)
+    assert xp.fft.fftfreq(4, device=xp.asarray(1.0).device).shape == (4,)
+
+
+@settings(max_examples=40, deadline=None)
+@given(xv=arrays(REALS + COMPLEXES), data=st.data(),
+       name=st.sampled_from(["fftshift", "ifftshift"]))
+def test_shifts(xv, data, name):
+    x, v = xv
+    nd = v.ndim
+    axes = data.draw(st.none() | st.integers(-nd, nd - 1)
+                     | st.lists(st.integers(0, nd - 1), min_size=1, unique=True))
+    got = getattr(xp.fft, name)(x, axes=axes)
+    assert got.dtype == x.dtype
+    assert np.array_equal(np_of(got), getattr(np.fft, name)(v, axes))
+
+
+def test_results_are_independent_values():
+    v = np.arange(16.0)
+    x = fx(v)
+    y = xp.fft.fftshift(x)
+    y[0] = 100.0
+    z = xp.fft.rfft(x)
+    z[0] = 0
+    assert np.array_equal(np_of(x), v)
+
+
+# --- bad input --------------------------------------------------------------------------
+
+ONE_D = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"]
+N_D = ["fftn", "ifftn", "rfftn", "irfftn"]
+
+
+@pytest.mark.parametrize("name", ONE_D + N_D)
+def test_integer_and_bool_input_raise_type_error(name):
+    for v in (np.arange(8), np.ones(8, bool)):
+        with pytest.raises(TypeError, match=name):
+            getattr(xp.fft, name)(fx(v))
+    with pytest.raises(TypeError, match="flexarray array"):
+        getattr(xp.fft, name)(np.ones(8))
+
+
+@pytest.mark.parametrize("name", ["rfft", "ihfft", "rfftn"])
+def test_complex_input_to_real_transforms_raises(name):
+    with pytest.raises(TypeError, match="real floating"):
+        getattr(xp.fft, name)(fx(np.ones(8, np.complex64)))
+
+
+@pytest.mark.parametrize("name", ONE_D)
+def test_one_dim_bad_arguments(name):
+    f = getattr(xp.fft, name)
+    x = fx(np.ones((4, 8)))
+    with pytest.raises(ValueError, match="norm"):
+        f(x, norm="both")
+    with pytest.raises(ValueError, match="n=0"):
+        f(x, n=0)
+    with pytest.raises(TypeError, match="'n'"):
+        f(x, n=2.5)
+    with pytest.raises(IndexError, match="axis"):
+        f(x, axis=2)
+    with pytest.raises(IndexError, match="axis"):
+        f(fx(np.array(1.0)))
+
+
+@pytest.mark.parametrize("name", ["irfft", "hfft"])
+def test_default_length_zero_raises(name):
+    with pytest.raises(ValueError, match="pass n"):
+        getattr(xp.fft, name)(fx(np.ones((3, 1), np.complex128)))
+
+
+@pytest.mark.parametrize("name", N_D)
+def test_n_dim_bad_arguments(name):
+    f = getattr(xp.fft, name)
+    x = fx(np.ones((4, 6)))
+    with pytest.raises(ValueError, match="without 'axes'"):
+        f(x, s=[4, 6])
+    with pytest.raises(ValueError, match="entries"):
+        f(x, s=[4], axes=[0, 1])
+    with pytest.raises(ValueError, match="repeated"):
+        f(x, axes=[1, -1])
+    with pytest.raises(ValueError, match="invalid length"):
+        f(x, s=[0, 4], axes=[0, 1])
+    with pytest.raises(IndexError, match="axes"):
+        f(x, axes=[2])
+    with pytest.raises(TypeError, match="sequence"):
+        f(x, axes=1)
+    with pytest.raises(ValueError, match="norm"):
+        f(x, norm=None)
+
+
+def test_freq_bad_arguments():
+    for f in (xp.fft.fftfreq, xp.fft.rfftfreq):
+        with pytest.raises(ValueError, match="n must be >= 1"):
+            f(0)
+        with pytest.raises(TypeError, match="'n'"):
+            f(4.0)
+        with pytest.raises(ValueError, match="dtype"):
+            f(4, dtype=xp.int64)
+        with pytest.raises(ValueError, match="dtype"):
+            f(4, dtype=xp.complex64)
+        with pytest.raises(ValueError, match="device"):
+            f(4, device="gpu")
+        with pytest.raises(TypeError, match="spacing"):
+            f(4, d="1")
+
+
+def test_shift_bad_axes():
+    x = fx(np.ones((2, 3)))
+    with pytest.raises(IndexError):
+        xp.fft.fftshift(x, axes=2)
+    with pytest.raises(ValueError, match="repeated"):
+        xp.fft.ifftshift(x, axes=[0, 0])
