@@ -25,13 +25,10 @@ dtype) pair and mode; see bench/bench_kernels.py for speed.
 from typing import NamedTuple
 
 import numpy as np
-import ml_dtypes
-from numba import types
 from numba.extending import overload, register_jitable
-from numba.np.numpy_support import as_dtype
 
 from flexarray._kernels import kernel
-from flexarray._kernels._intrinsics import (NTHREADS, bf16_load, f16_load, flat_view, plan,
+from flexarray._kernels._intrinsics import (NTHREADS, element_kind, flat_view, load_as, plan,
                                             run_split)
 
 __all__ = ["reduce", "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "OPS"]
@@ -39,9 +36,7 @@ __all__ = ["reduce", "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "O
 OPS = {"sum": 0, "prod": 1, "max": 2, "min": 3}
 
 
-# Compile-time tags: an empty NamedTuple's class is part of its Numba type, so each op and
-# element kind compiles to its own specialization (lazily; cached on disk) with no runtime
-# branch in the hot loops. Dispatch cost is that of any argument (~0.1 us).
+# Op tags (see _intrinsics: each op compiles to its own specialization, no runtime branch).
 class Sum(NamedTuple):
     pass
 
@@ -58,20 +53,7 @@ class Min(NamedTuple):
     pass
 
 
-class Plain(NamedTuple):
-    pass
-
-
-class F16(NamedTuple):
-    pass
-
-
-class BF16(NamedTuple):
-    pass
-
-
 _TAGS = (Sum(), Prod(), Max(), Min())
-_HALF_KIND = {np.dtype(np.float16): F16(), np.dtype(ml_dtypes.bfloat16): BF16()}
 
 _LANES = 64        # inner mode: independent accumulators (4 AVX-512 vectors of float32)
 _BLOCK = 4096      # inner mode: elements per block (64 per lane) before the pairwise fold
@@ -86,32 +68,6 @@ PARALLEL_MIN = 1 << 18
 
 
 # ---------------------------------------------------------------- element access
-def _to(x, like):
-    """``x`` converted to the type of ``like``."""
-
-
-@overload(_to)
-def _to_impl(x, like):
-    if x == like:
-        return lambda x, like: x
-    nt = as_dtype(like).type
-    return lambda x, like: nt(x)
-
-
-def _load(kind, x, like):
-    """Element ``x`` as the accumulator type of ``like`` (kind 1: float16, 2: bfloat16)."""
-
-
-@overload(_load)
-def _load_impl(kind, x, like):
-    cls = kind.instance_class
-    if cls is F16:
-        return lambda kind, x, like: _to(f16_load(np.uint16(x)), like)
-    if cls is BF16:
-        return lambda kind, x, like: _to(bf16_load(np.uint16(x)), like)
-    return lambda kind, x, like: _to(x, like)
-
-
 def _combine(op, a, b):
     """``op(a, b)`` for an op tag."""
 
@@ -157,20 +113,20 @@ def _lanes_run(op, kind, x, p, s, m, acc, ident):
         j = 0
         while j + _LANES <= m:
             for l in range(_LANES):
-                acc[l] = _combine(op, acc[l], _load(kind, v[j + l], ident))
+                acc[l] = _combine(op, acc[l], load_as(kind, v[j + l], ident))
             j += _LANES
         for l in range(m - j):
-            acc[l] = _combine(op, acc[l], _load(kind, v[j + l], ident))
+            acc[l] = _combine(op, acc[l], load_as(kind, v[j + l], ident))
     else:
         j = 0
         while j + _LANES <= m:
             q = p + j * s
             for l in range(_LANES):
-                acc[l] = _combine(op, acc[l], _load(kind, x[np.uint64(q + l * s)], ident))
+                acc[l] = _combine(op, acc[l], load_as(kind, x[np.uint64(q + l * s)], ident))
             j += _LANES
         q = p + j * s
         for l in range(m - j):
-            acc[l] = _combine(op, acc[l], _load(kind, x[np.uint64(q + l * s)], ident))
+            acc[l] = _combine(op, acc[l], load_as(kind, x[np.uint64(q + l * s)], ident))
 
 
 @register_jitable
@@ -234,10 +190,10 @@ def _rows_run(op, kind, x, p, s, w, acc, ident):
     if s == 1:
         v = x[p:p + w]
         for j in range(w):
-            acc[j] = _combine(op, acc[j], _load(kind, v[j], ident))
+            acc[j] = _combine(op, acc[j], load_as(kind, v[j], ident))
     else:
         for j in range(w):
-            acc[j] = _combine(op, acc[j], _load(kind, x[np.uint64(p + j * s)], ident))
+            acc[j] = _combine(op, acc[j], load_as(kind, x[np.uint64(p + j * s)], ident))
 
 
 def _outer_kernel(op, kind, x, xo, ksh, kst, rsh, rst, segr, ident, partials, lo, hi):
@@ -357,8 +313,8 @@ def reduce(op, a, axes, dtype=None):
     nred = 1
     for d in axes:
         nred *= a.shape[d]
-    kind = _HALF_KIND.get(a.dtype)
-    acc = np.dtype(np.float32) if dt in _HALF_KIND else dt
+    kind, view = element_kind(a.dtype)
+    acc = np.dtype(np.float32) if element_kind(dt)[1] != dt else dt
     if nred == 0:
         if opc >= 2:
             raise ValueError(f"reduce: {op} of an empty set of elements has no value")
@@ -368,8 +324,7 @@ def reduce(op, a, axes, dtype=None):
         nout *= n
     if nout == 0:
         return np.empty(out_shape, dt)
-    x = a.view(np.uint16) if kind is not None else a
-    kind = Plain() if kind is None else kind
+    x = a.view(view) if view != a.dtype else a
     fv = flat_view(x, readonly=True)
     if fv is None:
         x = np.ascontiguousarray(x)

@@ -1,0 +1,259 @@
+"""argmax / argmin along one axis (or over all elements) of any strided NumPy view.
+
+Semantics are NumPy's: the first index of the extreme value; NaN counts as the extreme (the
+first NaN wins, for argmax and argmin alike). float16/bfloat16 compare as float32 (exact).
+
+- outer mode (a kept dim is more contiguous than the axis, e.g. ``argmax(axis=0)`` of a C
+  array): ``_WIDTH`` columns are scanned together, row after row, keeping a best value and
+  an index per column (selects: vectorizes). NumPy copies the axis contiguous first; this is
+  memory-bound instead (4096x4096 float32, axis 0: ~30x NumPy).
+- inner mode (the axis is the most contiguous dim): ``_LANES`` lanes keep the first
+  extreme of their residue class; lanes merge by (value, smallest index). For a contiguous
+  axis NumPy's own SIMD argmax is as fast (memory-bound) and is used instead, on row blocks
+  split across threads above ``PARALLEL_MIN`` (NumPy releases the GIL there).
+
+Entry points: ``argmax(a, axis=None) -> int64 ndarray``, ``argmin(a, axis=None)``. Cold
+compile ~0.5 s per (op, dtype, mode).
+"""
+from typing import NamedTuple
+
+import numpy as np
+from numba.extending import overload, register_jitable
+
+from flexarray._kernels import kernel
+from flexarray._kernels._intrinsics import NTHREADS, element_kind, flat_view, load, run_split
+
+__all__ = ["argmax", "argmin"]
+
+_WIDTH = 4096      # outer mode: columns scanned together (whole rows read sequentially)
+_ROWS = 32         # outer mode: rows per block
+_LANES = 32        # inner mode: lanes
+PARALLEL_MIN = 1 << 18
+
+
+class ArgMax(NamedTuple):
+    pass
+
+
+class ArgMin(NamedTuple):
+    pass
+
+
+def _better(op, v, best):
+    """True when ``v`` replaces ``best`` (strictly better, or the first NaN)."""
+
+
+@overload(_better)
+def _better_impl(op, v, best):
+    if op.instance_class is ArgMax:
+        return lambda op, v, best: (v > best) | ((v != v) & (best == best))
+    return lambda op, v, best: (v < best) | ((v != v) & (best == best))
+
+
+def _extreme(op, v, m):
+    """The block extreme: NaN-propagating max (ArgMax) or min (ArgMin)."""
+
+
+@overload(_extreme)
+def _extreme_impl(op, v, m):
+    if op.instance_class is ArgMax:
+        return lambda op, v, m: v if (v > m) | (v != v) else m
+    return lambda op, v, m: v if (v < m) | (v != v) else m
+
+
+def _outer_kernel(op, kind, proto, x, xo, ksh, kst, n, s, out, lo, hi):
+    """Items: (kept outer index ``q`` over ``ksh[0]*ksh[1]``, column chunk ``c``); the axis
+    has length ``n`` and stride ``s``; ``out`` is C-contiguous over ``ksh``.
+
+    Rows are taken ``_ROWS`` at a time: the block's extreme per column (a plain vectorized
+    max/min), then only the columns whose block extreme beats their best so far look for
+    its first row in the block (rare after the first blocks). Measured 1.6x faster than
+    updating value and index for every element with selects."""
+    k0, k1, k2 = ksh
+    ncc = (k2 + _WIDTH - 1) // _WIDTH
+    bv = np.full(_WIDTH, proto)
+    bm = np.full(_WIDTH, proto)
+    idx = np.empty(_WIDTH, np.int64)
+    s2 = kst[2]
+    for t in range(lo, hi):
+        c = t % ncc
+        q = t // ncc
+        c0 = c * _WIDTH
+        w = min(_WIDTH, k2 - c0)
+        base = xo + (q // k1) * kst[0] + (q % k1) * kst[1] + c0 * s2
+        for j in range(w):
+            bv[j] = load(kind, x[np.uint64(base + j * s2)])
+            idx[j] = 0
+        i0 = 1
+        while i0 < n:
+            r = min(_ROWS, n - i0)
+            p = base + i0 * s
+            if s2 == 1:
+                for j in range(w):
+                    bm[j] = load(kind, x[np.uint64(p + j)])
+                for k in range(1, r):
+                    pk = p + k * s
+                    for j in range(w):
+                        bm[j] = _extreme(op, load(kind, x[np.uint64(pk + j)]), bm[j])
+            else:
+                for j in range(w):
+                    bm[j] = load(kind, x[np.uint64(p + j * s2)])
+                for k in range(1, r):
+                    pk = p + k * s
+                    for j in range(w):
+                        bm[j] = _extreme(op, load(kind, x[np.uint64(pk + j * s2)]), bm[j])
+            for j in range(w):
+                m = bm[j]
+                if _better(op, m, bv[j]):
+                    pj = p + j * s2
+                    for k in range(r):
+                        v = load(kind, x[np.uint64(pj + k * s)])
+                        if (v == m) | ((v != v) & (m != m)):
+                            bv[j] = v
+                            idx[j] = i0 + k
+                            break
+            i0 += r
+        o = q * k2 + c0
+        for j in range(w):
+            out[o + j] = idx[j]
+
+
+_outer = kernel(_outer_kernel)
+
+
+@register_jitable
+def _scan_lanes(op, kind, x, p, s, n, bv, bi):
+    """Index of the first extreme of ``x[p + i*s]``, ``i < n`` (n >= 1)."""
+    m = min(n, _LANES)
+    for l in range(m):
+        bv[l] = load(kind, x[np.uint64(p + l * s)])
+        bi[l] = l
+    j = m
+    while j + _LANES <= n:
+        q = p + j * s
+        for l in range(_LANES):
+            v = load(kind, x[np.uint64(q + l * s)])
+            b = _better(op, v, bv[l])
+            bv[l] = v if b else bv[l]
+            bi[l] = j + l if b else bi[l]
+        j += _LANES
+    q = p + j * s
+    for l in range(n - j):
+        v = load(kind, x[np.uint64(q + l * s)])
+        if _better(op, v, bv[l]):
+            bv[l] = v
+            bi[l] = j + l
+    # merge the lanes: best value, then the smallest index
+    r = 0
+    for l in range(1, m):
+        if _better(op, bv[l], bv[r]) or (bi[l] < bi[r] and not _better(op, bv[r], bv[l])):
+            r = l
+    return bi[r]
+
+
+def _inner_kernel(op, kind, proto, x, xo, ksh, kst, n, s, out, lo, hi):
+    """Items: outputs ``q`` (C order over ``ksh``); each scans the axis (length ``n``,
+    stride ``s``) with lanes."""
+    k0, k1, k2 = ksh
+    bv = np.full(_LANES, proto)
+    bi = np.empty(_LANES, np.int64)
+    for q in range(lo, hi):
+        q2 = q % k2
+        q1 = (q // k2) % k1
+        q0 = q // (k1 * k2)
+        p = xo + q0 * kst[0] + q1 * kst[1] + q2 * kst[2]
+        out[q] = _scan_lanes(op, kind, x, p, s, n, bv, bi)
+
+
+_inner = kernel(_inner_kernel)
+
+
+def _merge_kept(shape, strides):
+    sh, ss = [], []
+    for n, st in zip(shape, strides):
+        if n == 1:
+            continue
+        if sh and ss[-1] == st * n:
+            sh[-1] *= n
+            ss[-1] = st
+            continue
+        sh.append(n)
+        ss.append(st)
+    if len(sh) > 3:
+        return None
+    pad = 3 - len(sh)
+    return (1,) * pad + tuple(sh), (0,) * pad + tuple(ss)
+
+
+def _numpy_rows(name, a, axis):
+    """NumPy's argmax/argmin along a contiguous last axis, row blocks on threads."""
+    f = getattr(np, name)
+    rows = a.size // max(a.shape[axis], 1)
+    if a.size < PARALLEL_MIN or NTHREADS == 1 or a.ndim != 2 or rows < 2 * NTHREADS:
+        return f(a, axis=axis)
+    out = np.empty(a.shape[0], np.int64)
+
+    def part(lo, hi):
+        out[lo:hi] = f(a[lo:hi], axis=1)
+    run_split(part, (), a.shape[0], NTHREADS)
+    return out
+
+
+def _arg(opname, a, axis):
+    op = ArgMax() if opname == "argmax" else ArgMin()
+    if axis is None:
+        if a.ndim == 0:
+            return np.zeros((), np.int64)
+        if not a.flags.c_contiguous:
+            from flexarray._kernels.copy import ascontiguous
+            a = ascontiguous(a)
+        a = a.reshape(-1)
+        axis = 0
+    n = a.shape[axis]
+    if n == 0:
+        raise ValueError(f"{opname}: attempt to get {opname} of an empty sequence")
+    kind, view = element_kind(a.dtype)
+    out_shape = a.shape[:axis] + a.shape[axis + 1:]
+    nout = int(np.prod(out_shape, dtype=np.int64))
+    if nout == 0:
+        return np.empty(out_shape, np.int64)
+    x = a.view(view) if view != a.dtype else a
+    if a.dtype == np.bool_:
+        x = a.view(np.uint8)
+    # a value of the type elements compare as (float32 for halves)
+    proto = np.float32(0) if view != a.dtype else x.dtype.type(0)
+    fv = flat_view(x, readonly=True)
+    if fv is None:
+        x = np.ascontiguousarray(x)
+        fv = flat_view(x, readonly=True)
+    flat, xo, st = fv
+    s = st[axis]
+    kept = [d for d in range(a.ndim) if d != axis]
+    kc = _merge_kept([a.shape[d] for d in kept], [st[d] for d in kept])
+    if kc is None:
+        return getattr(np, opname)(a, axis=axis)
+    ksh, kst = kc
+    inner_k = min((abs(v) for m, v in zip(ksh, kst) if m > 1), default=None)
+    out = np.empty(nout, np.int64)
+    nth = NTHREADS if a.size >= PARALLEL_MIN else 1
+    if inner_k is not None and abs(kst[2]) == inner_k and inner_k < abs(s):
+        ncc = -(-ksh[2] // _WIDTH)
+        run_split(_outer, (op, kind, proto, flat, xo, ksh, kst, n, s, out), ksh[0] * ksh[1] * ncc,
+                  nth)
+    elif s == 1 and view == a.dtype and a.dtype != np.bool_ and axis == a.ndim - 1:
+        # contiguous axis: NumPy's SIMD argmax is as fast (memory-bound; measured 0.9-1.0x)
+        return _numpy_rows(opname, a, axis)
+    else:
+        run_split(_inner, (op, kind, proto, flat, xo, ksh, kst, n, s, out), nout, nth)
+    return out.reshape(out_shape)
+
+
+def argmax(a, axis=None):
+    """Index of the first maximum of NumPy array ``a`` along ``axis`` (int, or None for the
+    flattened C-order index), NaN being the maximum; an int64 array of the kept shape."""
+    return _arg("argmax", a, axis)
+
+
+def argmin(a, axis=None):
+    """Index of the first minimum (NaN being the minimum), like :func:`argmax`."""
+    return _arg("argmin", a, axis)
