@@ -2,6 +2,7 @@
 import numpy as np
 
 from .. import _array
+from .._helpers import normalize_axis
 from . import _common as C
 
 __all__ = ["unfold"]
@@ -21,14 +22,16 @@ def unfold(x, axis, size, step=1):
     Raises TypeError for a non-array or non-integer arguments, IndexError (AxisError) for
     an axis out of range, ValueError for ``size`` < 0 or larger than the axis, ``step`` < 1.
     """
-    C.check_array(x, "unfold", "x")
+    if type(x) is not _array.Array:
+        C.check_array(x, "unfold", "x")
     nd = x._arr
     if nd.ndim == 0:
         raise ValueError("unfold: 'x' must have at least one dimension, got a 0-d array")
-    from .._helpers import normalize_axis
     ax = normalize_axis(axis, nd.ndim, "unfold", "axis")
-    size = C._int(size, "unfold", "size")
-    step = C._int(step, "unfold", "step")
+    if type(size) is not int:
+        size = C._int(size, "unfold", "size")
+    if type(step) is not int:
+        step = C._int(step, "unfold", "step")
     n = nd.shape[ax]
     if size < 0 or size > n:
         raise ValueError(f"unfold: 'size' must be between 0 and the length of axis {axis} "
@@ -36,8 +39,12 @@ def unfold(x, axis, size, step=1):
     if step < 1:
         raise ValueError(f"unfold: 'step' must be positive, got {step}")
     st = nd.strides
-    shape = nd.shape[:ax] + ((n - size) // step + 1,) + nd.shape[ax + 1:] + (size,)
-    strides = st[:ax] + (st[ax] * step,) + st[ax + 1:] + (st[ax],)
+    if nd.ndim == 1:
+        shape = ((n - size) // step + 1, size)
+        strides = (st[0] * step, st[0])
+    else:
+        shape = nd.shape[:ax] + ((n - size) // step + 1,) + nd.shape[ax + 1:] + (size,)
+        strides = st[:ax] + (st[ax] * step,) + st[ax + 1:] + (st[ax],)
     w = None
     if nd.flags.c_contiguous:
         # ~1 us: a new header on the same memory (np.lib.stride_tricks.as_strided: ~7 us)
