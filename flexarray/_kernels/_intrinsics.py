@@ -252,18 +252,18 @@ def flat_view(a, readonly=False):
     flat array is a read-only view, so every input has the same Numba type. Returns ``None``
     when a stride is not a multiple of the item size (the caller copies first).
     """
+    if not readonly and not a.flags.writeable:
+        raise ValueError("flat_view: the output array is read-only")
     it = a.itemsize
-    strides = a.strides
     est = []
-    for s in strides:
+    for s in a.strides:
         q, r = divmod(s, it)
         if r:
             return None
         est.append(q)
     if a.size == 0:
-        flat = np.empty(0, a.dtype)
-        return flat, 0, tuple(est)
-    if a.flags.c_contiguous or a.flags.f_contiguous:
+        flat, off = np.empty(0, a.dtype), 0
+    elif a.flags.c_contiguous or a.flags.f_contiguous:
         flat, off = a.ravel(order="K"), 0
     else:
         owner = a
@@ -280,12 +280,9 @@ def flat_view(a, readonly=False):
             first = a[tuple(n - 1 if s < 0 else 0 for n, s in zip(a.shape, est)) + (Ellipsis,)]
             flat = np.lib.stride_tricks.as_strided(first, (span,), (it,))
             off = -low
-    if readonly:
-        if flat.flags.writeable:
-            flat = flat.view()
-            flat.flags.writeable = False
-    elif not flat.flags.writeable:
-        raise ValueError("flat_view: the output array is read-only")
+    if readonly and flat.flags.writeable:
+        flat = flat.view()
+        flat.flags.writeable = False
     return flat, off, tuple(est)
 
 
