@@ -8,7 +8,9 @@ and small calls never import Numba.
 from __future__ import annotations
 
 import importlib
+import math
 
+import ml_dtypes
 import numpy as np
 
 _modules = {}
@@ -30,15 +32,57 @@ def _kernels(name):
 
 # --- reductions -------------------------------------------------------------------------------
 
-def reduce(op, a, axes, acc, keepdims):
-    """``op`` ("sum", "prod", "max", "min") of ``a`` over the sorted tuple ``axes`` in NumPy
-    dtype ``acc``, or None (the caller uses NumPy)."""
+_HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+_F32 = np.dtype(np.float32)
+
+# Input sizes (elements) from which the Numba reduction kernels beat NumPy, from
+# bench/bench_reductions.py and a sweep over 64^2..4096^2 (NumPy time / kernel time, 2 cores):
+# - float16: 3.5-20x from 256^2 (NumPy converts element by element); bfloat16: 1.4-6x from
+#   1024^2, ~0.7x at 256^2.
+# - sum/prod of 8/16/32-bit integers and bool into int64/uint64: 1.6-2.5x from 1024^2
+#   (NumPy's widening cast is slow), ~1x at 256^2.
+# - float32 sum over some axes (not all): 1.4-1.9x from 2048^2, and pairwise along axis 0
+#   where NumPy adds row by row.
+# Everywhere else NumPy is as fast or faster (float32/float64 full sums are memory-bound at
+# ~25 GB/s in both; SIMD max/min, int64 sums): NumPy does those.
+_GATES = {"float16": 1 << 16, "bfloat16": 1 << 18, "widening": 1 << 18,
+          "float32 axes": 1 << 21}
+
+
+def _reduce_gate(op, a, axes, acc):
+    dt = a.dtype
+    if dt in _HALF:
+        return _GATES["float16" if dt == _HALF[0] else "bfloat16"]
+    if op in ("sum", "prod"):
+        if dt.kind in "biu" and dt.itemsize < 8 and acc.itemsize == 8:
+            return _GATES["widening"]
+        if dt == _F32 and acc == _F32 and len(axes) < a.ndim:
+            return _GATES["float32 axes"]
     return None
+
+
+def reduce(op, a, axes, acc, keepdims):
+    """``op`` ("sum", "prod", "max", "min") of ``a`` over the sorted tuple ``axes``,
+    accumulating in NumPy dtype ``acc`` (sum/prod), as a fresh array of dtype ``acc`` (or
+    ``a.dtype`` for max/min); None when NumPy is faster (the caller uses it). The caller
+    has rejected max/min over empty axes."""
+    gate = _reduce_gate(op, a, axes, np.dtype(acc))
+    if gate is None or a.size < gate or not axes:
+        return None
+    mod = _kernels("reduce")
+    if mod is None:
+        return None
+    r = mod.reduce(op, a, axes, acc if op in ("sum", "prod") else None)
+    if keepdims:
+        r = r.reshape(tuple(1 if i in axes else n for i, n in enumerate(a.shape)))
+    return r
 
 
 # --- integer matmul ---------------------------------------------------------------------------
 
 _F64_EXACT = 1 << 53  # every integer of magnitude below this is a float64
+#: below this many multiply-adds the exact float64 path wins for every integer dtype
+_INT_SMALL = 1 << 21
 
 
 def _max_abs(a) -> int:
@@ -49,25 +93,54 @@ def _max_abs(a) -> int:
 
 
 def int_matmul(a, b, dt):
-    """``a @ b`` for integer NumPy operands (both already of NumPy dtype ``dt``), wrapping
-    on overflow as NumPy does; None when no fast path applies.
+    """``a @ b`` (matmul rules, 1-D operands included) for integer NumPy operands, in NumPy
+    dtype ``dt`` and wrapping on overflow as NumPy does; None when no fast path applies.
 
     NumPy has no BLAS path for integers (int32 1024^3: ~4 s). Two fast paths:
 
     - exact float64 BLAS: when ``K * max|a| * max|b| < 2**53`` every product and every
-      partial sum is an integer float64 represents exactly, in any summation order, so
-      dgemm gives the exact integer result (then wrapped through int64 like NumPy).
-      Checking the bound costs two min/max passes over the operands.
-    - the Numba kernel in ``_kernels/matmul.py`` otherwise.
+      partial sum is an integer that float64 represents exactly, in any summation order,
+      so dgemm gives the exact result (wrapped to ``dt`` through int64, as NumPy wraps).
+      Checking the bound costs a min/max pass over each operand. Measured against the
+      Numba kernel: 3-5x faster below ~128^3 (the kernel's per-call setup) and for 64-bit
+      integers at any size (1024^3: ~72 ms vs ~256 ms; no fast 64-bit SIMD multiply);
+      equal for int16/int32 at 1024^3, 2x slower for int8.
+    - the Numba i-k-j kernel (``_kernels/matmul.py``) otherwise (~65 ms for int32 1024^3,
+      60x NumPy).
     """
     k = a.shape[-1]
-    if a.size == 0 or b.size == 0:
+    m = a.shape[-2] if a.ndim > 1 else 1
+    n = b.shape[-1] if b.ndim > 1 else 1
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    work = m * n * k * math.prod(batch)
+    if work == 0:
         return None
-    if k * _max_abs(a) * _max_abs(b) < _F64_EXACT:
+    small = work < _INT_SMALL or np.dtype(dt).itemsize == 8
+    mod = None if small else _kernels("matmul")
+    kern = getattr(mod, "int_matmul", None) if mod is not None else None
+    if kern is None and k * _max_abs(a) * _max_abs(b) < _F64_EXACT:
         r = np.matmul(a.astype(np.float64), b.astype(np.float64))
-        return r.astype(np.int64).astype(dt, copy=False)
-    mod = _kernels("matmul")
-    f = getattr(mod, "int_matmul", None) if mod is not None else None
-    if f is None:
+        return np.asarray(r).astype(np.int64).astype(dt, copy=False)
+    if kern is None:
+        mod = _kernels("matmul")
+        kern = getattr(mod, "int_matmul", None) if mod is not None else None
+        if kern is None:
+            return None
+    return kern(a, b, dt)
+
+
+# --- float16/bfloat16 matmul ----------------------------------------------------------------
+
+#: from this many operand elements the kernels' float16/bfloat16 <-> float32 conversions
+#: (~14x NumPy's astype for float16 at 1024^2) are worth importing Numba for
+_HALF_MATMUL_MIN = 1 << 16
+
+
+def half_matmul(a, b):
+    """``a @ b`` for float16/bfloat16 NumPy operands of one dtype: float32 BLAS, rounded
+    once; None below the size gate (the caller converts with NumPy)."""
+    if a.size + b.size < _HALF_MATMUL_MIN:
         return None
-    return f(a, b, dt)
+    mod = _kernels("matmul")
+    f = getattr(mod, "half_matmul", None) if mod is not None else None
+    return None if f is None else f(a, b)

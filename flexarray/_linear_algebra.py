@@ -49,17 +49,13 @@ def matmul_np(a, b, dt):
     ``dt`` (the promoted dtype; shapes already validated)."""
     if dt.kind in "iu":
         a, b = a.astype(dt.np, copy=False), b.astype(dt.np, copy=False)
-        va, vb = a.ndim == 1, b.ndim == 1
-        a2 = a[None, :] if va else a
-        b2 = b[:, None] if vb else b
-        r = _bridge.int_matmul(a2, b2, dt.np)
+        r = _bridge.int_matmul(a, b, dt.np)
+        return np.asarray(np.matmul(a, b) if r is None else r)
+    if dt in _dt.HALF:
+        a, b = a.astype(dt.np, copy=False), b.astype(dt.np, copy=False)
+        r = _bridge.half_matmul(a, b)
         if r is not None:
-            if va or vb:
-                r = r[..., 0, :] if va and not vb else r[..., :, 0] if vb and not va else \
-                    r[..., 0, 0]
-                r = np.array(r)  # own the memory (a view of a discarded array otherwise)
             return r
-        return np.matmul(a, b)
     ct = compute_np(dt)
     r = np.matmul(a.astype(ct, copy=False), b.astype(ct, copy=False))
     return cast_result(r, dt)

@@ -7,6 +7,7 @@ accumulation dtype (wrapping arithmetic is order-independent, so they must match
 floating results in float64/complex128 with an error bound of the form
 ``eps * (n + 2) * sum(|x|)``.
 """
+import contextlib
 import math
 
 import ml_dtypes
@@ -379,3 +380,52 @@ def test_dtype_and_correction_bad_input():
         xp.cumulative_prod(x, include_initial=None)
     with pytest.raises(IndexError, match="cumulative_sum: axis=1 is out of range"):
         xp.cumulative_sum(x, axis=1)
+
+
+# --- the Numba kernel path ------------------------------------------------------------------
+
+KERNEL_DTYPES = [xp.float32, xp.float16, xp.bfloat16, xp.int32, xp.uint8, xp.bool]
+
+
+@contextlib.contextmanager
+def kernels_always():
+    """Route every reduction the kernels take through them, whatever its size."""
+    from flexarray import _kernels_bridge
+    saved = _kernels_bridge._GATES
+    _kernels_bridge._GATES = dict.fromkeys(saved, 0)
+    try:
+        yield
+    finally:
+        _kernels_bridge._GATES = saved
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "min"])
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_kernel_reductions_against_numpy(name, data):
+    dtypes = KERNEL_DTYPES if name in ("sum", "prod") else KERNEL_DTYPES[:-1]
+    pool = prod_pool if name == "prod" else special_pool
+    x, v = data.draw(arrays(dtypes=dtypes, min_dims=1, max_dims=3, min_side=1, max_side=9,
+                            pool=pool))
+    axis = data.draw(axis_args(x.ndim))
+    keepdims = data.draw(st.booleans())
+    with kernels_always():
+        r = getattr(xp, name)(x, axis=axis, keepdims=keepdims)
+    axes = norm_axes(axis, x.ndim)
+    if name in ("max", "min"):
+        ref = getattr(np, name)(wide(v), axis=axes, keepdims=keepdims)
+        assert_exact(r, np.asarray(ref).astype(x.dtype.np), x.dtype)
+        return
+    out = SUM_DTYPE.get(x.dtype, x.dtype)
+    npf = getattr(np, name)
+    if out.kind in "iu":
+        assert_exact(r, npf(v.astype(out.np), axis=axes, keepdims=keepdims), out)
+        return
+    with np.errstate(all="ignore"):
+        ref = npf(wide(v), axis=axes, keepdims=keepdims)
+        n = math.prod(v.shape[a] for a in axes)
+        scale = np.sum(np.abs(wide(v)), axis=axes, keepdims=keepdims) if name == "sum" \
+            else np.abs(ref)
+        rounded = ref.astype(out.np)
+        ref = np.where(np.isinf(rounded), rounded, ref)
+    assert_close(r, ref, eps(out) * (n + 2) * scale, out)
