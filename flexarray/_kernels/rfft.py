@@ -483,9 +483,35 @@ def _task(step, t, width, a1, a2, a3, a4, n1, n2, W1, pl):
     _fft_lanes(re, im, n, W, t * width, min(W, (t + 1) * width), tr, ti)
 
 
+# Modes of _unit: a chunk of rows, or one phase task of a huge row.
+ROWS, LOAD, PACK, PH_FFT1, PH_TRANS, PH_FFT2, STORE = -1, 0, 1, 2, 3, 4, 5
+ROWS_PER_TASK = 64      # block rows per load / pack task of a huge row
+
+
+@kernel(inline="always")
+def _mode_tasks(inverse, mode, nrows, nchunks, n1, n2, nl):
+    """(number of tasks, width) of a mode: ROWS splits nrows into nchunks chunks (whole
+    lane blocks for short rows); the phases split one huge row."""
+    nc = n1 * n2
+    span = ROWS_PER_TASK * n2
+    if mode == ROWS:
+        unit = nl if n2 == 1 else 1
+        nunits = (nrows + unit - 1) // unit
+        return nchunks, (nunits + nchunks - 1) // nchunks * unit
+    if mode == LOAD and inverse or mode == STORE:
+        return (nc + span) // span, span
+    if mode == LOAD or mode == PACK and inverse:
+        return (n1 + ROWS_PER_TASK - 1) // ROWS_PER_TASK, ROWS_PER_TASK
+    if mode == PACK:
+        return 0, 1
+    return _steps(n1, n2, n2, nl)[mode - PH_FFT1]
+
+
 @kernel
-def _block(inverse, x, roffs, b0, b1, es, out, olen, pl, s, pre, pim, qre, qim, zre, zim):
-    """rfft (or irfft if `inverse`) of rows b0..b1-1, serially.
+def _unit(inverse, mode, t, width, b, x, roffs, es, out, olen, pl, s,
+          pre, pim, qre, qim, zre, zim):
+    """Task t of a mode: rfft (irfft if `inverse`) of rows [t*width, (t+1)*width) (mode
+    ROWS), or task t of one phase of huge row b (the other modes).
 
     rfft: row b is 2*nc reals x[roffs[b] + j*es] -> nc+1 interleaved complex out[b*olen:].
     irfft: row b is nc+1 complex (float pairs at x[roffs[b] + k*es]) -> 2*nc reals.
@@ -499,15 +525,40 @@ def _block(inverse, x, roffs, b0, b1, es, out, olen, pl, s, pre, pim, qre, qim, 
     nl = lanes(pre)
     rowwise = n2 > 1
     W1 = n2 if rowwise else nl
-    steps = _steps(n1, n2, W1, nl)
+    lo = t * width
+    if mode == LOAD or mode == PACK or mode == STORE:
+        base = roffs[b]
+        if mode == LOAD and inverse:
+            _load_complex(x, base, es, lo, min(nc + 1, lo + width), qre, qim)
+        elif mode == LOAD:
+            _load_real(x, base, es, n1, n2, perm1, lo, min(n1, lo + width), pre, pim)
+        elif mode == PACK:
+            _pack_complex(qre, qim, nc, n1, n2, perm1, lo, min(n1, lo + width), wr, wi, s,
+                          pre, pim)
+        elif inverse:
+            _store_real(qre, qim, lo, min(nc, lo + width), out, b * olen)
+        else:
+            _unpack_real(qre, qim, nc, lo, min(nc + 1, lo + width), wr, wi, s, out, b * olen)
+        return
     if inverse:
         a1, a2, a3, a4 = pim, pre, qim, qre
     else:
         a1, a2, a3, a4 = pre, pim, qre, qim
-    units = b1 - b0 if rowwise else (b1 - b0 + nl - 1) // nl
-    for unit in range(units):
+    steps = _steps(n1, n2, W1, nl)
+    if mode == ROWS:
+        b0 = lo
+        b1 = min(roffs.shape[0], lo + width)
+        units = b1 - b0 if rowwise else (b1 - b0 + nl - 1) // nl
+        s0, s1 = 0, 3
+    else:
+        b0 = b1 = 0
+        units = 1
+        s0, s1 = mode - PH_FFT1, mode - PH_FFT1 + 1
+    for unit in range(max(units, 0)):
         # prologue: the complex sequence z into the lane block
-        if rowwise:
+        if mode != ROWS:
+            pass
+        elif rowwise:
             b = b0 + unit
             if inverse:
                 _load_complex(x, roffs[b], es, 0, nc + 1, qre, qim)
@@ -528,12 +579,15 @@ def _block(inverse, x, roffs, b0, b1, es, out, olen, pl, s, pre, pim, qre, qim, 
                 for i in range(nc):
                     pre[i * nl + v] = zre[i]
                     pim[i * nl + v] = zim[i]
-        # the complex FFT
-        for step in range(3):
-            ntask, width = steps[step]
-            for t in range(ntask):
-                _task(step, t, width, a1, a2, a3, a4, n1, n2, W1, pl)
+        # the complex FFT: all steps and tasks (ROWS) or the one task of a phase
+        for step in range(s0, s1):
+            ntask, w = steps[step]
+            t0, t1 = (0, ntask) if mode == ROWS else (t, t + 1)
+            for tt in range(t0, t1):
+                _task(step, tt, w, a1, a2, a3, a4, n1, n2, W1, pl)
         # epilogue: the spectrum (rfft) or the real row (irfft) out
+        if mode != ROWS:
+            continue
         for v in range(1 if rowwise else min(nl, b1 - b0 - unit * nl)):
             if rowwise:
                 ob = (b0 + unit) * olen
@@ -548,7 +602,7 @@ def _block(inverse, x, roffs, b0, b1, es, out, olen, pl, s, pre, pim, qre, qim, 
                 _unpack_real(qre, qim, nc, 0, nc + 1, wr, wi, s, out, ob)
 
 
-@kernel
+@kernel(inline="always")
 def _scratch(pl):
     """Scratch for one thread: lane block (pre, pim), row buffers (qre, qim), (zre, zim)."""
     n1 = pl[0].shape[0]
@@ -561,84 +615,26 @@ def _scratch(pl):
 
 
 @parallel_kernel
-def rows_parallel(inverse, x, roffs, es, out, olen, pl, s, nchunks):
-    """rows_serial with the rows split into nchunks parallel chunks (lane-block aligned)."""
-    nl = lanes(pl[1])
-    nrows = roffs.shape[0]
-    unit = nl if pl[3].shape[0] == 1 else 1
-    nunits = (nrows + unit - 1) // unit
-    for c in numba.prange(nchunks):
-        pre, pim, qre, qim, zre, zim = _scratch(pl)
-        b0 = np.int64(min(nrows, c * nunits // nchunks * unit))
-        b1 = np.int64(min(nrows, (c + 1) * nunits // nchunks * unit))
-        _block(inverse, x, roffs, b0, b1, es, out, olen, pl, s, pre, pim, qre, qim, zre, zim)
-
-
-# phases of one huge row, each split into parallel tasks
-LOAD, PACK, PH_FFT1, PH_TRANS, PH_FFT2, STORE = 0, 1, 2, 3, 4, 5
-ROWS_PER_TASK = 64      # block rows per load / pack task
-
-
-@kernel(inline="always")
-def _phase_tasks(inverse, phase, n1, n2, nl):
-    """(number of tasks, width) of a phase of the split huge-row transform."""
-    nc = n1 * n2
-    span = ROWS_PER_TASK * n2
-    if phase == LOAD:
-        if inverse:
-            return (nc + span) // span, span
-        return (n1 + ROWS_PER_TASK - 1) // ROWS_PER_TASK, ROWS_PER_TASK
-    if phase == PACK:
-        if inverse:
-            return (n1 + ROWS_PER_TASK - 1) // ROWS_PER_TASK, ROWS_PER_TASK
-        return 0, 1
-    if phase == STORE:
-        return (nc + span) // span, span
-    return _steps(n1, n2, n2, nl)[phase - PH_FFT1]
-
-
-@kernel
-def _phase_task(inverse, phase, t, width, x, base, es, out, ob, pl, s, pre, pim, qre, qim):
-    perm1, tw1r, tw1i, perm2, tw2r, tw2i, tw4r, tw4i, wr, wi = pl
-    n1 = perm1.shape[0]
-    n2 = perm2.shape[0]
-    nc = n1 * n2
-    lo = t * width
-    if phase == LOAD:
-        if inverse:
-            _load_complex(x, base, es, lo, min(nc + 1, lo + width), qre, qim)
-        else:
-            _load_real(x, base, es, n1, n2, perm1, lo, min(n1, lo + width), pre, pim)
-    elif phase == PACK:
-        _pack_complex(qre, qim, nc, n1, n2, perm1, lo, min(n1, lo + width), wr, wi, s,
-                      pre, pim)
-    elif phase == STORE:
-        if inverse:
-            _store_real(qre, qim, lo, min(nc, lo + width), out, ob)
-        else:
-            _unpack_real(qre, qim, nc, lo, min(nc + 1, lo + width), wr, wi, s, out, ob)
-    else:
-        if inverse:
-            a1, a2, a3, a4 = pim, pre, qim, qre
-        else:
-            a1, a2, a3, a4 = pre, pim, qre, qim
-        _task(phase - PH_FFT1, t, width, a1, a2, a3, a4, n1, n2, n2, pl)
-
-
-@parallel_kernel
-def rows_split(inverse, x, roffs, es, out, olen, pl, s):
-    """rfft (irfft if `inverse`) of each long four-step row in turn, each phase of a row
-    split over the threads."""
+def run_parallel(inverse, split, x, roffs, es, out, olen, pl, s, nchunks):
+    """rfft (irfft if `inverse`) of every row on all threads: the rows in nchunks chunks,
+    or (`split`) each huge row in turn with each of its phases split over the threads.
+    One prange, so one parallel body to compile."""
     n1 = pl[0].shape[0]
     n2 = pl[3].shape[0]
     nl = lanes(pl[1])
-    pre, pim, qre, qim, zre, zim = _scratch(pl)
-    for b in range(roffs.shape[0]):
-        for phase in range(6):
-            ntask, width = _phase_tasks(inverse, phase, n1, n2, nl)
+    nrows = roffs.shape[0]
+    shared = _scratch(pl)
+    for b in range(nrows if split else 1):
+        for phase in range(6 if split else 1):
+            mode = phase if split else ROWS
+            ntask, width = _mode_tasks(inverse, mode, nrows, nchunks, n1, n2, nl)
             for t in numba.prange(ntask):
-                _phase_task(inverse, phase, t, width, x, roffs[b], es, out, b * olen, pl, s,
-                            pre, pim, qre, qim)
+                if split:
+                    pre, pim, qre, qim, zre, zim = shared
+                else:
+                    pre, pim, qre, qim, zre, zim = _scratch(pl)
+                _unit(inverse, mode, np.int64(t), width, b, x, roffs, es, out, olen, pl, s,
+                      pre, pim, qre, qim, zre, zim)
 
 
 # ----------------------------------------------------------------------------------------
@@ -690,13 +686,14 @@ def _launch(kind, flat, offs, es, out, olen, nc, dtype, scale):
     if nthreads < 2 or nrows * nc * 2 < PAR_MIN_WORK:
         nb = nc if pl.rowwise else nc * _nlanes(dtype)
         scratch = [np.empty(k, dtype) for k in (nb, nb, nc + 1, nc + 1, nc, nc)]
-        _block(inverse, flat, offs, 0, nrows, es, out, olen, tup, scale, *scratch)
+        _unit(inverse, ROWS, 0, nrows, 0, flat, offs, es, out, olen, tup, scale, *scratch)
     elif pl.rowwise and nc >= BIG_MIN_NC and nrows < 2 * nthreads:
-        rows_split(inverse, flat, offs, es, out, olen, tup, scale)
+        run_parallel(inverse, True, flat, offs, es, out, olen, tup, scale, nthreads)
     else:
         nl = _nlanes(dtype)
         nblk = nrows if pl.rowwise else (nrows + nl - 1) // nl
-        rows_parallel(inverse, flat, offs, es, out, olen, tup, scale, min(nthreads, nblk))
+        run_parallel(inverse, False, flat, offs, es, out, olen, tup, scale,
+                     min(nthreads, nblk))
 
 
 def _last_axis(a, axis, m, n, fill):
