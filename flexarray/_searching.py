@@ -5,8 +5,8 @@ are the ones ``sort`` uses: NaN after every number; complex arrays have no order
 refused by the ordering functions. bfloat16 is searched as float32 (exact; NumPy's bfloat16
 comparisons misplace NaN).
 
-Engine: NumPy. ``argmax``/``argmin`` stay on NumPy until the Numba kernel for strided axes
-(``flexarray._kernels.argminmax``) lands.
+Engine: NumPy, and for ``argmax``/``argmin`` the Numba kernels of
+``flexarray._kernels.argminmax`` where they measured faster (see ``_arg_kernel``).
 """
 from __future__ import annotations
 
@@ -31,18 +31,62 @@ def index_result(r) -> Array:
     return wrap(np.asarray(r).astype(_INDEX, copy=False))
 
 
-def ordered_operand(x, func: str, name: str = "x") -> np.ndarray:
-    """``x``'s elements as a NumPy array whose order NumPy gets right (complex refused)."""
+def check_ordered(x, func: str, name: str = "x"):
+    """TypeError for complex ``x``: complex numbers have no order."""
     if _dt.is_complex(x._dtype):
         raise TypeError(f"{func}: '{name}' must have a real-valued dtype, got {x._dtype}; "
                         f"complex numbers have no order (take real() or abs() first)")
+
+
+def ordered_operand(x, func: str, name: str = "x") -> np.ndarray:
+    """``x``'s elements as a NumPy array whose order NumPy gets right (complex refused)."""
+    check_ordered(x, func, name)
     a = x._arr
     return a.astype(np.float32) if x._dtype is _dt.bfloat16 else a
+
+
+#: argmax/argmin use the Numba kernels (``flexarray._kernels.argminmax``) from these sizes.
+#: Measured, NumPy time / kernel time (2 cores shared with other jobs, +-30%):
+#: - the axis is not the most contiguous dim (e.g. axis 0 of a C array; the kernel scans
+#:   whole rows instead of NumPy's copy-then-scan): 2.2-4x at 256^2, 15-30x from 1024^2,
+#:   0.3x at 64^2 (call overhead);
+#: - float16, any axis: 1.5-10x from 256^2 (NumPy compares float16 slowly);
+#: - axis=None of a non-contiguous array (tiled copy, then NumPy): 1.0-9x from 1024^2,
+#:   0.3-2x at 256^2; never for bool (NumPy stops at the first True);
+#: - a contiguous axis otherwise: NumPy (the kernel's lane scan measured 0.2-0.7x; for
+#:   bfloat16 NumPy on a float32 copy is faster too).
+ARG_KERNEL_MIN = 1 << 16
+ARG_KERNEL_FLAT_MIN = 1 << 20
+
+
+def _arg_kernel(a, ax):
+    """The argminmax kernel module when it is faster for ``a`` along ``ax``, else None."""
+    if a.size < ARG_KERNEL_MIN:
+        return None
+    if a.dtype != np.float16:
+        if ax is None:
+            if a.size < ARG_KERNEL_FLAT_MIN or a.flags.c_contiguous or a.dtype == np.bool_:
+                return None
+        else:
+            s = abs(a.strides[ax])
+            if not any(abs(st) < s for d, (n, st) in enumerate(zip(a.shape, a.strides))
+                       if d != ax and n > 1):
+                return None
+    from ._kernels_bridge import _kernels
+    return _kernels("argminmax")
 
 
 def _arg_extremum(func, npfunc, x, axis, keepdims):
     check_array(x, func)
     check_bool(keepdims, func, "keepdims")
+    check_ordered(x, func)
+    ax = None if axis is None else normalize_axis(axis, x.ndim, func)
+    if (x.size if ax is None else x.shape[ax]) and (mod := _arg_kernel(x._arr, ax)) is not None:
+        r = getattr(mod, func)(x._arr, ax)
+        if keepdims:
+            r = r.reshape((1,) * x.ndim if ax is None else
+                          x.shape[:ax] + (1,) + x.shape[ax + 1:])
+        return index_result(r)
     a = ordered_operand(x, func)
     if axis is None:
         if a.size == 0:
@@ -52,7 +96,6 @@ def _arg_extremum(func, npfunc, x, axis, keepdims):
         if keepdims:
             return index_result(np.full((1,) * a.ndim, r, _INDEX))
         return index_result(r)
-    ax = normalize_axis(axis, x.ndim, func)
     if a.shape[ax] == 0:
         raise ValueError(f"{func}: axis {axis} of 'x' (shape {x.shape}) has size 0; an empty "
                          f"axis has no {func[3:]}imum")

@@ -75,6 +75,36 @@ def test_argmax_ties_take_the_first_index_along_strided_axes():
     assert_index(xp.argmax(x.mT, axis=1, keepdims=True), np.array([[4, 0, 1, 0, 0, 4, 0]]).T)
 
 
+KERNEL_CASES = [  # (dtype, layout, axis): large enough for the Numba argminmax paths
+    (xp.float32, "c", 0), (xp.float16, "c", 1), (xp.float16, "t", None),
+    (xp.bfloat16, "c", 0), (xp.bool, "c", 0), (xp.int8, "flip", 0), (xp.float64, "t", None)]
+
+
+@pytest.mark.parametrize("dtype,layout,axis", KERNEL_CASES)
+@pytest.mark.parametrize("func,pick", [(xp.argmax, lambda v, b: v > b),
+                                       (xp.argmin, lambda v, b: v < b)])
+def test_argmax_argmin_large_strided(dtype, layout, axis, func, pick):
+    from flexarray._searching import ARG_KERNEL_FLAT_MIN, ARG_KERNEL_MIN, _arg_kernel
+    n = int((ARG_KERNEL_FLAT_MIN if axis is None else ARG_KERNEL_MIN) ** 0.5) + 5
+    rng = np.random.default_rng(n)
+    vals = value_pool(dtype)
+    base = vals[rng.integers(0, len(vals), size=(n, n + 3))]
+    if dtype.kind == "f":  # mostly NaN-free columns, so ties decide most results
+        base[rng.random(base.shape) < 0.999] = vals[2]
+        base[rng.integers(0, n, 40), rng.integers(0, n + 3, 40)] = np.nan
+    ref = {"c": base, "t": base.T, "flip": base[::-1]}[layout]
+    x = xp.asarray(ref)
+    assert _arg_kernel(x._arr, axis) is not None  # the case takes the kernel path
+    w = wide(ref)
+    r = func(x, axis=axis, keepdims=True)
+    if axis is None:
+        expected = np.full((1, 1), first_extremum(w.reshape(-1).tolist(), pick))
+    else:
+        moved = np.moveaxis(w, axis, -1)
+        expected = np.expand_dims([first_extremum(row.tolist(), pick) for row in moved], axis)
+    assert_index(r, expected)
+
+
 # --- count_nonzero / nonzero ----------------------------------------------------------------
 
 def nonzero_mask(ref):
