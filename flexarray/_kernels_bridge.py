@@ -36,17 +36,20 @@ _HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 _F32 = np.dtype(np.float32)
 
 # Input sizes (elements) from which the Numba reduction kernels beat NumPy, from
-# bench/bench_reductions.py and a sweep over 64^2..4096^2 (NumPy time / kernel time, 2 cores):
+# bench/bench_reductions.py and sweeps over 64^2..4096^2 (NumPy time / kernel time; 2 cores
+# shared with other jobs, so +-30% noise between runs):
 # - float16: 3.5-20x from 256^2 (NumPy converts element by element); bfloat16: 1.4-6x from
 #   1024^2, ~0.7x at 256^2.
-# - sum/prod of 8/16/32-bit integers and bool into int64/uint64: 1.6-2.5x from 1024^2
+# - sum/prod of 8/16/32-bit integers and bool into int64/uint64: 1.3-2.5x from 1024^2
 #   (NumPy's widening cast is slow), ~1x at 256^2.
-# - float32 sum over some axes (not all): 1.4-1.9x from 2048^2, and pairwise along axis 0
-#   where NumPy adds row by row.
-# Everywhere else NumPy is as fast or faster (float32/float64 full sums are memory-bound at
-# ~25 GB/s in both; SIMD max/min, int64 sums): NumPy does those.
+# - float32 sum at 4096^2: 1.0-2.2x over all axes (two threads reach ~40 GB/s), 0.9-1.5x
+#   per axis; ~1x at 2048^2, 0.8-0.9x at 1024^2. Along axis 0 the kernel is pairwise
+#   where NumPy adds row by row, so it is also more accurate.
+# Everywhere else NumPy is as fast or faster (float64 sums 0.6-0.9x, SIMD max/min of
+# float32/float64/int64 0.5-1x, int64 sums 0.5-1.5x): NumPy does those.
 _GATES = {"float16": 1 << 16, "bfloat16": 1 << 18, "widening": 1 << 18,
-          "float32 axes": 1 << 21}
+          "float32 sum/prod": 1 << 22}
+_GATE_MIN = min(_GATES.values())  # below this, no kernel (checked first: ~0.2 us)
 
 
 def _reduce_gate(op, a, axes, acc):
@@ -56,8 +59,8 @@ def _reduce_gate(op, a, axes, acc):
     if op in ("sum", "prod"):
         if dt.kind in "biu" and dt.itemsize < 8 and acc.itemsize == 8:
             return _GATES["widening"]
-        if dt == _F32 and acc == _F32 and len(axes) < a.ndim:
-            return _GATES["float32 axes"]
+        if dt == _F32 and acc == _F32:
+            return _GATES["float32 sum/prod"]
     return None
 
 
@@ -66,8 +69,10 @@ def reduce(op, a, axes, acc, keepdims):
     accumulating in NumPy dtype ``acc`` (sum/prod), as a fresh array of dtype ``acc`` (or
     ``a.dtype`` for max/min); None when NumPy is faster (the caller uses it). The caller
     has rejected max/min over empty axes."""
+    if a.size < _GATE_MIN or not axes:
+        return None
     gate = _reduce_gate(op, a, axes, np.dtype(acc))
-    if gate is None or a.size < gate or not axes:
+    if gate is None or a.size < gate:
         return None
     mod = _kernels("reduce")
     if mod is None:

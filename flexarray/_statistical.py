@@ -101,26 +101,37 @@ def _count(shape, axes):
 
 # --- sums and products ----------------------------------------------------------------------
 
+#: the ufunc whose ``reduce`` computes each reduction (``np.sum`` & co. add ~4 us of Python)
+_UFUNCS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum}
+
+
+def reduce_np(op: str, a: np.ndarray, axes: tuple, acc, keepdims: bool = False):
+    """``op`` of NumPy array ``a`` over ``axes``, accumulating in NumPy dtype ``acc``: the
+    Numba kernel where measured faster (see :mod:`._kernels_bridge`), else NumPy. Floating
+    overflow gives inf without a warning (the IEEE result)."""
+    r = _bridge.reduce(op, a, axes, acc, keepdims)
+    if r is not None:
+        return r
+    f = _UFUNCS[op]
+    if op in ("max", "min"):  # never warns (NaN propagates quietly)
+        return f.reduce(a, axes, None, None, keepdims)
+    if a.dtype.kind in "biu" and np.dtype(acc).kind in "biu":  # integers wrap quietly
+        return f.reduce(a, axes, acc, None, keepdims)
+    with np.errstate(all="ignore"):
+        return f.reduce(a, axes, acc, None, keepdims)
+
+
 def sum_np(a: np.ndarray, axes: tuple, out_dt, keepdims: bool = False) -> np.ndarray:
     """Sum of NumPy array ``a`` over ``axes`` as a fresh array of flexarray dtype ``out_dt``
     (float16/bfloat16 accumulate in float32). Shared with mean, trace and the norms."""
-    acc = _compute_np(out_dt)
-    r = _bridge.reduce("sum", a, axes, acc, keepdims)
-    if r is None:
-        with np.errstate(all="ignore"):
-            r = np.sum(a, axis=axes, dtype=acc, keepdims=keepdims)
-    return cast_result(r, out_dt)
+    return cast_result(reduce_np("sum", a, axes, _compute_np(out_dt), keepdims), out_dt)
 
 
-def _accumulate(func, name, x, axis, dtype, keepdims):
+def _accumulate(func, x, axis, dtype, keepdims):
     axes = _reduction_axes(func, x, axis, keepdims)
     _check_numeric(func, x)
     out_dt = accumulation_dtype(func, x._dtype, dtype)
-    a, acc = x._arr, _compute_np(out_dt)
-    r = _bridge.reduce(name, a, axes, acc, keepdims)
-    if r is None:
-        with np.errstate(all="ignore"):
-            r = getattr(np, name)(a, axis=axes, dtype=acc, keepdims=keepdims)
+    r = reduce_np(func, x._arr, axes, _compute_np(out_dt), keepdims)
     return wrap(cast_result(r, out_dt))
 
 
@@ -130,12 +141,12 @@ def sum(x, /, *, axis=None, dtype=None, keepdims=False):
     Integers smaller than 64 bits sum in int64/uint64 unless ``dtype`` says otherwise; the
     empty sum is 0. float16/bfloat16 accumulate in float32 and round once.
     """
-    return _accumulate("sum", "sum", x, axis, dtype, keepdims)
+    return _accumulate("sum", x, axis, dtype, keepdims)
 
 
 def prod(x, /, *, axis=None, dtype=None, keepdims=False):
     """Product of ``x`` over ``axis``; dtype rules as :func:`sum`; the empty product is 1."""
-    return _accumulate("prod", "prod", x, axis, dtype, keepdims)
+    return _accumulate("prod", x, axis, dtype, keepdims)
 
 
 # --- extrema --------------------------------------------------------------------------------
@@ -147,15 +158,15 @@ def _extremum(func, x, axis, keepdims):
         raise TypeError(f"{func}: complex numbers have no order; 'x' must have a real "
                         f"numeric or bool dtype, got {d}")
     a = x._arr
-    shape = _out_shape(a.shape, axes, keepdims)
-    if axes and _count(a.shape, axes) == 0 and math.prod(shape) != 0:
+    if a.size == 0 and axes and _count(a.shape, axes) == 0 and math.prod(
+            _out_shape(a.shape, axes, keepdims)) != 0:
         raise ValueError(f"{func}: cannot reduce over a zero-size axis (x has shape "
                          f"{a.shape}, axis={axis}); the {func} of no elements is undefined")
     r = _bridge.reduce(func, a, axes, a.dtype, keepdims)
     if r is None:
-        if d in _dt.HALF:  # exact in float32; NumPy's float16/bfloat16 max is 8-18x slower
+        if d in _dt.HALF:  # exact in float32; NumPy's own float16/bfloat16 max is 8-18x slower
             a = a.astype(_F32)
-        r = (np.max if func == "max" else np.min)(a, axis=axes, keepdims=keepdims)
+        r = reduce_np(func, a, axes, a.dtype, keepdims)
     return wrap(cast_result(r, d))
 
 
@@ -193,11 +204,9 @@ def mean(x, /, *, axis=None, keepdims=False):
         nan = complex(math.nan, math.nan) if out_dt.kind == "c" else math.nan
         return wrap(np.full(_out_shape(a.shape, axes, keepdims), nan, out_dt.np))
     acc = _compute_np(out_dt)
-    s = _bridge.reduce("sum", a, axes, acc, keepdims)
-    if s is None:
-        with np.errstate(all="ignore"):
-            s = np.sum(a, axis=axes, dtype=acc, keepdims=keepdims)
-    r = np.true_divide(s, n, dtype=acc)
+    s = reduce_np("sum", a, axes, acc, keepdims)
+    with np.errstate(all="ignore"):
+        r = np.true_divide(s, n, dtype=acc)
     return wrap(cast_result(r, out_dt))
 
 
