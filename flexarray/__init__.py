@@ -27,7 +27,7 @@ from ._utility import *  # noqa: F401,F403
 from ._info import __array_namespace_info__
 from . import (_creation, _data_types, _elementwise, _linear_algebra, _manipulation,
                _indexing, _searching, _sorting, _sets, _statistical, _utility)
-from . import fft, linalg
+from . import fft, linalg, nn
 
 e = _math.e
 inf = _math.inf
@@ -45,5 +45,5 @@ __all__ = (
     + _creation.__all__ + _data_types.__all__ + _elementwise.__all__
     + _linear_algebra.__all__ + _manipulation.__all__ + _indexing.__all__
     + _searching.__all__ + _sorting.__all__ + _sets.__all__ + _statistical.__all__
-    + _utility.__all__ + ["fft", "linalg"]
+    + _utility.__all__ + ["fft", "linalg", "nn"]
 )
