@@ -62,9 +62,9 @@ def _exp_f32_nonpos(x):
 
 
 @kernel
-def softmax_tile(ST, scale, mbuf, moff, mqs, mks, mkind, causal, r0, c0, m, alpha, sub,
-                 colsum, fused_exp):
-    """One online-softmax step on the transposed score tile ST (keys c0.., queries r0..).
+def _softmax_tile(ST, scale, mbuf, moff, mqs, mks, mkind, causal, r0, c0, m, alpha, sub,
+                  colsum, fused_exp):
+    """One online-softmax step on one transposed score tile ST (keys c0.., queries r0..).
 
     Scales ST, applies the mask (mkind 0: none; 1: additive, mbuf float; 2: boolean, mbuf
     uint8, nonzero = attend; the (query i, key j) element at mbuf[moff + i*mqs + j*mks])
@@ -102,10 +102,15 @@ def softmax_tile(ST, scale, mbuf, moff, mqs, mks, mkind, causal, r0, c0, m, alph
                 r[i] = v
                 c = mx[i]
                 mx[i] = v if v > c else c
-        else:
+        elif scale != 1:
             for i in range(n):
                 v = r[i] * scale
                 r[i] = v
+                c = mx[i]
+                mx[i] = v if v > c else c
+        else:  # pre-scaled queries, no mask: a read-only pass
+            for i in range(n):
+                v = r[i]
                 c = mx[i]
                 mx[i] = v if v > c else c
     for i in range(Bq):
@@ -133,11 +138,23 @@ def softmax_tile(ST, scale, mbuf, moff, mqs, mks, mkind, causal, r0, c0, m, alph
 
 
 @kernel
-def finish_rows(acc, l, out):
-    """out = acc / l per row; rows whose weights sum to 0 (fully masked) give zeros."""
-    Bq, Ev = acc.shape
-    for i in range(Bq):
-        s = l[i]
-        inv = 1 / s if s != 0 else acc.dtype.type(0)
-        for j in range(Ev):
-            out[i, j] = acc[i, j] * inv
+def softmax_tiles(ST, scale, mbuf, moffs, mqs, mks, mkind, causal, r0, c0, m, alpha, sub,
+                  colsum, fused_exp):
+    """:func:`_softmax_tile` on each of a stack of tiles ST[h] (one head each): m, alpha,
+    sub, colsum are (heads, queries); moffs[h] is head h's mask offset."""
+    for h in range(ST.shape[0]):
+        _softmax_tile(ST[h], scale, mbuf, moffs[h], mqs, mks, mkind, causal, r0, c0, m[h],
+                      alpha[h], sub[h], colsum[h], fused_exp)
+
+
+@kernel
+def divide_rows(out, l):
+    """out[h, i, :] /= l[h, i]; rows whose weights sum to 0 (fully masked) become zeros."""
+    H, Bq, Ev = out.shape
+    for h in range(H):
+        for i in range(Bq):
+            s = l[h, i]
+            inv = 1 / s if s != 0 else out.dtype.type(0)
+            row = out[h, i]
+            for j in range(Ev):
+                row[j] = row[j] * inv

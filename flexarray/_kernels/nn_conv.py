@@ -19,10 +19,8 @@ adjoint is taken: (D, H, W) is then the transposed conv's output, (Do, Ho, Wo) i
 """
 import numpy as np
 
-from flexarray._kernels import kernel, parallel_kernel, numba
+from flexarray._kernels import kernel
 from flexarray._kernels.nn_common import _valid_range
-
-prange = numba.prange
 
 
 # ----------------------------------------------------------------------------- im2col
@@ -176,17 +174,10 @@ def _direct_job(x, w, b, out, g, job):
                                     dst[i] += wv * src[i * usw]
 
 
-@parallel_kernel
-def direct_par(x, w, b, out, g, njobs):
-    """Direct convolution, (image, output channel) pairs in parallel."""
-    for job in prange(njobs):
-        _direct_job(x, w, b, out, g, job)
-
-
 @kernel
-def direct_ser(x, w, b, out, g, njobs):
-    """Serial twin of :func:`direct_par`."""
-    for job in range(njobs):
+def direct(x, w, b, out, g, job0, job1):
+    """Direct convolution of (image, output channel) pairs job0 <= n*Cout + co < job1."""
+    for job in range(job0, job1):
         _direct_job(x, w, b, out, g, job)
 
 

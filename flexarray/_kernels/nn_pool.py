@@ -11,10 +11,8 @@ geometry ``g`` for regular pooling::
 """
 import numpy as np
 
-from flexarray._kernels import kernel, parallel_kernel, numba
+from flexarray._kernels import kernel
 from flexarray._kernels.nn_common import _valid_range
-
-prange = numba.prange
 
 
 @kernel
@@ -75,17 +73,10 @@ def _max_plane(x, out, idx, want_idx, g, p):
                                 dst[i] = v if (v > c or v != v) else c
 
 
-@parallel_kernel
-def max_pool_par(x, out, idx, want_idx, g, nplanes):
-    """Max pooling, planes in parallel."""
-    for p in prange(nplanes):
-        _max_plane(x, out, idx, want_idx, g, p)
-
-
 @kernel
-def max_pool_ser(x, out, idx, want_idx, g, nplanes):
-    """Serial twin of :func:`max_pool_par`."""
-    for p in range(nplanes):
+def max_pool(x, out, idx, want_idx, g, p0, p1):
+    """Max pooling of planes p0 <= p < p1."""
+    for p in range(p0, p1):
         _max_plane(x, out, idx, want_idx, g, p)
 
 
@@ -128,17 +119,10 @@ def _avg_plane(x, out, g, divz, divy, divx, p):
                 orow[i] = orow[i] / (dzy * divx[i])
 
 
-@parallel_kernel
-def avg_pool_par(x, out, g, divz, divy, divx, nplanes):
-    """Average pooling, planes in parallel."""
-    for p in prange(nplanes):
-        _avg_plane(x, out, g, divz, divy, divx, p)
-
-
 @kernel
-def avg_pool_ser(x, out, g, divz, divy, divx, nplanes):
-    """Serial twin of :func:`avg_pool_par`."""
-    for p in range(nplanes):
+def avg_pool(x, out, g, divz, divy, divx, p0, p1):
+    """Average pooling of planes p0 <= p < p1."""
+    for p in range(p0, p1):
         _avg_plane(x, out, g, divz, divy, divx, p)
 
 
@@ -181,15 +165,8 @@ def _adaptive_plane(x, out, idx, mode, shape, zs, ze, ys, ye, xs, xe, p):
                 k += 1
 
 
-@parallel_kernel
-def adaptive_par(x, out, idx, mode, shape, zs, ze, ys, ye, xs, xe, nplanes):
-    """Adaptive pooling, planes in parallel."""
-    for p in prange(nplanes):
-        _adaptive_plane(x, out, idx, mode, shape, zs, ze, ys, ye, xs, xe, p)
-
-
 @kernel
-def adaptive_ser(x, out, idx, mode, shape, zs, ze, ys, ye, xs, xe, nplanes):
-    """Serial twin of :func:`adaptive_par`."""
-    for p in range(nplanes):
+def adaptive(x, out, idx, mode, shape, zs, ze, ys, ye, xs, xe, p0, p1):
+    """Adaptive pooling of planes p0 <= p < p1."""
+    for p in range(p0, p1):
         _adaptive_plane(x, out, idx, mode, shape, zs, ze, ys, ye, xs, xe, p)

@@ -1,12 +1,17 @@
 """NumPy-level scaled-dot-product attention (no validation: flexarray.nn.attention does it).
 
-Work items are (head, query block) pairs run by worker threads (flexarray.nn._par). Each
-walks the key/value sequence in tiles with an online softmax: scores by one BLAS GEMM,
-scale/mask/running max in a Numba kernel, ``exp`` by NumPy, the value GEMM by BLAS. When
-the whole score matrix of a head is small (``_MATERIALIZE_MAX`` elements) it is one tile
-(the materialized path); otherwise tiles of ``_BQ`` x ``_BK`` keep memory at O(Bq x Bk)
-per worker whatever the sequence lengths (the flash path). Causal tiles above the
-diagonal are skipped.
+Scores are computed transposed, S^T = K Q^T (keys x queries), by BLAS; a Numba kernel
+scales, masks and runs the softmax down the columns (float32: with its own vectorized
+exp and the column sums fused; float64: NumPy's exp); the value GEMM P V = (S^T)^T V is
+BLAS again, reading the transposed tile in place. Work is split over worker threads
+(flexarray.nn._par), each single-threaded inside.
+
+* Materialized path, when one head's (L, S) scores fit ``_MATERIALIZE_MAX`` elements
+  (1 MB of float32, cache-resident between the two GEMMs): items are groups of heads.
+* Flash path otherwise: items are (head, query block of ``_BQ``); each walks the keys in
+  tiles of ``_BK`` with an online softmax (running max, rescaled sums and outputs), so
+  memory is O(_BQ x _BK) per worker whatever L and S. Causal tiles above the diagonal
+  are skipped and the diagonal tile is cut at the block's last query.
 """
 import numpy as np
 
@@ -16,8 +21,9 @@ from . import _par
 # float32: it stays in L2 between the two GEMMs).
 _MATERIALIZE_MAX = 1 << 18
 _BQ = 256  # flash query block
-_BK = 512  # flash key/value tile
+_BK = 2048  # flash key/value tile (fewer, larger tiles: less per-tile overhead)
 _PAR_MIN_FLOPS = 1 << 22
+_PRESCALE = True
 
 
 def sdpa(q, k, v, mask, is_causal, scale, gqa_rep):
@@ -46,52 +52,102 @@ def sdpa(q, k, v, mask, is_causal, scale, gqa_rep):
         mbuf, boff, mqs, mks = mask
         mkind = 2 if mbuf.dtype == np.uint8 else 1
 
+    fused = dtype == np.float32  # float32: exp and sums inside the kernel
+    flops = 2 * B * L * S * (E + Ev)
+    parallel = flops >= _PAR_MIN_FLOPS
+
+    def state(nh, nq):  # per-worker (alpha, sub, colsum) of the kernel
+        return tuple(_par.scratch(nm, (nh, nq), dtype)
+                     for nm in ("attn_alpha", "attn_sub", "attn_colsum"))
+
+    # Without a mask the scale goes into the queries (one small pass per item) and the
+    # kernel's max pass over the scores becomes read-only.
+    prescale = not mkind and _PRESCALE
+    kscale = dtype.type(1) if prescale else scale
+
+    def scaled_q(b0, b1, r0, r1):
+        qb = q[b0:b1, r0:r1]
+        if not prescale:
+            return qb
+        return np.multiply(qb, scale, out=_par.scratch("attn_q", qb.shape, dtype))
+
+    def kv(b0, b1):
+        if gqa_rep == 1:
+            return k[b0:b1], v[b0:b1]
+        sel = np.arange(b0, b1) // gqa_rep
+        return k[sel], v[sel]
+
+    def moffs(b0, b1, r0, c0):
+        if mkind == 0:
+            return np.zeros(b1 - b0, np.int64)
+        return boff[b0:b1] + (r0 * mqs + c0 * mks)
+
     if L * S <= _MATERIALIZE_MAX:
-        bq, bk = L, S
-    else:
-        bq, bk = min(L, _BQ), min(S, _BK)
-    fused = dtype == np.float32
-    items = [(b, r0, min(L, r0 + bq)) for r0 in range(0, L, bq) for b in range(B)]
+        # materialized: whole (S, L) score matrices, several heads per item (one BLAS
+        # call per head, Python overhead per group)
+        cend = min(S, L) if is_causal else S  # causal: later keys are never seen
+        nh = max(1, min(_MATERIALIZE_MAX // (L * S), -(-B // (2 * _par.workers()))))
+
+        def item_fn(b0):
+            b1 = min(B, b0 + nh)
+            kk, vv = kv(b0, b1)
+            ST = _par.scratch("attn_scores", (b1 - b0, cend, L), dtype)
+            np.matmul(kk[:, :cend], scaled_q(b0, b1, 0, L).transpose(0, 2, 1), out=ST)
+            m = np.full((b1 - b0, L), -np.inf, dtype)
+            alpha, sub, cs = state(b1 - b0, L)
+            K_.softmax_tiles(ST, kscale, mbuf, moffs(b0, b1, 0, 0), mqs, mks, mkind, is_causal,
+                             0, 0, m, alpha, sub, cs, fused)
+            if not fused:
+                np.exp(ST, out=ST)
+                np.sum(ST, axis=1, out=cs)
+            o = out[b0:b1]
+            np.matmul(ST.transpose(0, 2, 1), vv[:, :cend], out=o)
+            K_.divide_rows(o, cs)
+
+        _par.run(item_fn, range(0, B, nh), parallel)
+        return out
+
+    # flash: (head, query block) items, key/value tiles with an online softmax
+    bq, bk = min(L, _BQ), min(S, _BK)
+    items = [(b, r0) for r0 in range(0, L, bq) for b in range(B)]
     if is_causal:  # heavy (late) query blocks first: better balance across workers
         items.sort(key=lambda it: -it[1])
 
-    def item_fn(item):
-        b, r0, r1 = item
+    def flash_fn(item):
+        b, r0 = item
+        r1 = min(L, r0 + bq)
         nb = r1 - r0
-        qb = q[b, r0:r1]
-        kb = k[b // gqa_rep]
-        vb = v[b // gqa_rep]
-        mrow = np.full(nb, -np.inf, dtype)
-        alpha = _par.scratch("attn_alpha", (nb,), dtype)
-        sub = _par.scratch("attn_sub", (nb,), dtype)
-        rs = _par.scratch("attn_colsum", (nb,), dtype)
-        l = np.zeros(nb, dtype)
-        acc = np.zeros((nb, Ev), dtype)
-        tmp = _par.scratch("attn_pv", (nb, Ev), dtype)
+        qT = scaled_q(b, b + 1, r0, r1).transpose(0, 2, 1)
+        kk, vv = kv(b, b + 1)
+        m = np.full((1, nb), -np.inf, dtype)
+        alpha, sub, cs = state(1, nb)
+        l = np.empty((1, nb), dtype)
+        o = out[b:b + 1, r0:r1]  # the accumulator
+        tmp = _par.scratch("attn_pv", (1, nb, Ev), dtype)
+        STbuf = _par.scratch("attn_scores", (bk * nb,), dtype)
         cend = min(S, r1) if is_causal else S  # causal: keys <= last query
         for c0 in range(0, cend, bk):
             c1 = min(cend, c0 + bk)
-            ST = _par.scratch("attn_scores", (c1 - c0, nb), dtype)  # transposed scores
-            np.matmul(kb[c0:c1], qb.T, out=ST)
-            moff = 0 if mkind == 0 else int(boff[b]) + r0 * mqs + c0 * mks
-            K_.softmax_tile(ST, scale, mbuf, moff, mqs, mks, mkind, is_causal,
-                            r0, c0, mrow, alpha, sub, rs, fused)
+            ST = STbuf[:(c1 - c0) * nb].reshape(1, c1 - c0, nb)  # transposed scores
+            np.matmul(kk[:, c0:c1], qT, out=ST)
+            K_.softmax_tiles(ST, kscale, mbuf, moffs(b, b + 1, r0, c0), mqs, mks, mkind,
+                             is_causal, r0, c0, m, alpha, sub, cs, fused)
             if not fused:
                 np.exp(ST, out=ST)
-                np.sum(ST, axis=0, out=rs)
+                np.sum(ST, axis=1, out=cs)
+            PT = ST.transpose(0, 2, 1)
             if c0 == 0:
-                l[:] = rs
-                np.matmul(ST.T, vb[c0:c1], out=acc)
+                l[:] = cs
+                np.matmul(PT, vv[:, c0:c1], out=o)
             else:
                 l *= alpha
-                l += rs
-                acc *= alpha[:, None]
-                np.matmul(ST.T, vb[c0:c1], out=tmp)
-                acc += tmp
-        K_.finish_rows(acc, l, out[b, r0:r1])
+                l += cs
+                o *= alpha[:, :, None]
+                np.matmul(PT, vv[:, c0:c1], out=tmp)
+                o += tmp
+        K_.divide_rows(o, l)
 
-    flops = 2 * B * L * S * (E + Ev)
-    _par.run(item_fn, items, flops >= _PAR_MIN_FLOPS)
+    _par.run(flash_fn, items, parallel)
     return out
 
 

@@ -22,8 +22,9 @@ _COL_BLOCK_BYTES = 1 << 19
 _WINO_BLOCK_BYTES = 1 << 20
 # Below this many multiply-adds a call runs inline (no worker threads).
 _PAR_MIN_MACS = 1 << 21
-# The direct kernel goes parallel from this many multiply-adds (parallel hand-off ~3 us).
-_DIRECT_PAR_MIN_MACS = 1 << 15
+# The direct kernel goes to the worker threads from this many multiply-adds (hand-off
+# ~30 us; a serial depthwise conv does ~1 multiply-add per ns).
+_DIRECT_PAR_MIN_MACS = 1 << 17
 
 
 def out_size(n, k, s, p_total, d, ceil=False):
@@ -80,8 +81,9 @@ def conv3d(x, w, b, stride, pad_lo, pad_hi, dilation, groups):
     if use_direct(Cin_g, Cout_g, kvol):
         out = np.empty((N, Cout, Do, Ho, Wo), dtype)
         bb = b if b is not None else np.zeros(Cout, dtype)
-        fn = K_.direct_par if macs >= _DIRECT_PAR_MIN_MACS and N * Cout > 1 else K_.direct_ser
-        fn(x.reshape(-1), w.reshape(-1), bb, out.reshape(-1), g, N * Cout)
+        xf, wf, of = x.reshape(-1), w.reshape(-1), out.reshape(-1)
+        _par.run_ranges(lambda j0, j1: K_.direct(xf, wf, bb, of, g, j0, j1), N * Cout,
+                        macs >= _DIRECT_PAR_MIN_MACS)
         return out
 
     if (use_winograd(Cin_g, Cout_g, ks, stride, dilation, D, (pad_lo[0], pad_hi[0]))

@@ -4,8 +4,10 @@ Inputs are C-contiguous float32/float64 arrays (N, C, D, H, W); outputs are fres
 """
 import numpy as np
 
-# Kernels go parallel over planes from this many window taps (parallel hand-off ~3 us).
-_PAR_MIN_TAPS = 1 << 16
+from . import _par
+
+# Kernels go to the worker threads from this many window taps (hand-off ~30 us).
+_PAR_MIN_TAPS = 1 << 17
 
 
 def pool_out_size(n, k, s, p, d, ceil_mode):
@@ -37,8 +39,9 @@ def max_pool3d(x, ks, st, pad, dil, ceil_mode, return_indices):
     if out.size:
         g = _geometry((D, H, W), ks, st, pad, dil, osp)
         taps = out.size * ks[0] * ks[1] * ks[2]
-        fn = K_.max_pool_par if taps >= _PAR_MIN_TAPS and planes > 1 else K_.max_pool_ser
-        fn(x.reshape(-1), out.reshape(-1), idx.reshape(-1), bool(return_indices), g, planes)
+        xf, of, jf, want = x.reshape(-1), out.reshape(-1), idx.reshape(-1), bool(return_indices)
+        _par.run_ranges(lambda p0, p1: K_.max_pool(xf, of, jf, want, g, p0, p1), planes,
+                        taps >= _PAR_MIN_TAPS)
     return out, (idx if return_indices else None)
 
 
@@ -71,8 +74,9 @@ def avg_pool3d(x, ks, st, pad, ceil_mode, count_include_pad, divisor_override):
     g = _geometry((D, H, W), ks, st, pad, (1, 1, 1), osp)
     planes = N * C
     taps = out.size * ks[0] * ks[1] * ks[2]
-    fn = K_.avg_pool_par if taps >= _PAR_MIN_TAPS and planes > 1 else K_.avg_pool_ser
-    fn(x.reshape(-1), out.reshape(-1), g, *divs, planes)
+    xf, of = x.reshape(-1), out.reshape(-1)
+    _par.run_ranges(lambda p0, p1: K_.avg_pool(xf, of, g, *divs, p0, p1), planes,
+                    taps >= _PAR_MIN_TAPS)
     return out
 
 
@@ -104,7 +108,8 @@ def adaptive_pool3d(x, osp, mode):
     for n, o in zip((D, H, W), osp):
         wins.extend(_adaptive_windows(n, o))
     taps = N * C * D * H * W
-    fn = K_.adaptive_par if taps >= _PAR_MIN_TAPS and planes > 1 else K_.adaptive_ser
     code = {"avg": 0, "max": 1, "argmax": 2}[mode]
-    fn(x.reshape(-1), out.reshape(-1), idx.reshape(-1), code, (D, H, W), *wins, planes)
+    xf, of, jf = x.reshape(-1), out.reshape(-1), idx.reshape(-1)
+    _par.run_ranges(lambda p0, p1: K_.adaptive(xf, of, jf, code, (D, H, W), *wins, p0, p1),
+                    planes, taps >= _PAR_MIN_TAPS)
     return out, (idx if want else None)
