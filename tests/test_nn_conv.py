@@ -98,6 +98,22 @@ def test_conv_random_parameters(n, seed):
     assert_close(got, ref, dname)
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_conv_strided_phase_split(seed, monkeypatch):
+    """im2col reads strided inputs from a phase-split copy (on wide inputs; forced here)."""
+    from flexarray.nn import _conv_np
+    monkeypatch.setattr(_conv_np, "_PHASE_MIN_W", 1)
+    rng = np.random.default_rng(70 + seed)
+    c = random_conv_case(rng, 2)
+    c["stride"] = (int(rng.integers(1, 3)), int(rng.integers(2, 4)))
+    c["groups"], c["cin"], c["cout"] = 1, 3, 4  # a GEMM, not the direct kernel
+    x = rng.standard_normal((c["N"], 3) + c["sp"])
+    w = rng.standard_normal((4, 3) + c["ks"])
+    got = nn.conv2d(xp.asarray(x), xp.asarray(w), None, c["stride"], c["pad"], c["dil"])
+    assert_close(got, ref_conv(x, w, None, c["stride"], c["pad"], c["pad"], c["dil"], 1),
+                 "float64")
+
+
 @pytest.mark.parametrize("n", [1, 2, 3])
 @pytest.mark.parametrize("ks", [2, 3, 4])
 @pytest.mark.parametrize("dil", [1, 2])

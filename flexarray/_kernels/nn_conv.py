@@ -26,8 +26,11 @@ from flexarray._kernels.nn_common import _valid_range
 # ----------------------------------------------------------------------------- im2col
 
 @kernel
-def _im2col_row(x, xoff, g, r, q0, nq, col):
-    """Row r of the column matrix (one (c, kz, ky, kx)) for output rows q0..q0+nq."""
+def _im2col_row(x, xoff, g, Wq, r, q0, nq, col):
+    """Row r of the column matrix (one (c, kz, ky, kx)) for output rows q0..q0+nq.
+
+    Wq > 0: x is phase-split along W (see :func:`im2col`), so strided reads are
+    contiguous copies."""
     D, H, W = g[2], g[3], g[4]
     kd, kh, kw = g[8], g[9], g[10]
     sd, sh, sw = g[11], g[12], g[13]
@@ -43,25 +46,30 @@ def _im2col_row(x, xoff, g, r, q0, nq, col):
     zero = col.dtype.type(0)
     xoff_x = kx * dw - pw
     lo, hi = _valid_range(Wo, xoff_x, sw, W)
+    row_len = W if Wq == 0 else sw * Wq
+    ix0 = lo * sw + xoff_x  # the first input column read (when lo < hi)
+    if Wq == 0:
+        col_off = ix0
+    else:  # phase ix0 % sw, position ix0 // sw in it
+        col_off = (ix0 % sw) * Wq + ix0 // sw
     dst = col[r]
+    n = np.uint64(hi - lo)
     for qi in range(nq):
         q = q0 + qi
         oz = q // Ho
         oy = q - oz * Ho
         iz = oz * sd + kz * dd - pd
         iy = oy * sh + ky * dh - ph
-        base = qi * Wo
+        d = dst[qi * Wo:(qi + 1) * Wo]
         if iz < 0 or iz >= D or iy < 0 or iy >= H:
             for ox in range(Wo):
-                dst[base + ox] = zero
+                d[ox] = zero
             continue
-        src = x[xoff + ((c * D + iz) * H + iy) * W + lo * sw + xoff_x:]
-        d = dst[base:base + Wo]
+        src = x[xoff + ((c * D + iz) * H + iy) * row_len + col_off:]
         for ox in range(lo):
             d[ox] = zero
-        n = np.uint64(hi - lo)
         dl = d[lo:]
-        if sw == 1:
+        if sw == 1 or Wq > 0:
             for i in range(n):
                 dl[i] = src[i]
         else:
@@ -73,13 +81,15 @@ def _im2col_row(x, xoff, g, r, q0, nq, col):
 
 
 @kernel
-def im2col(x, xoff, g, nrows, q0, nq, col):
+def im2col(x, xoff, g, Wq, nrows, q0, nq, col):
     """col[r, qi*Wo + ox] = x[c, iz, iy, ix] (0 in the padding), r = (c, kz, ky, kx).
 
-    x: flat input; xoff: element offset of channel 0 of this image/group;
-    output rows q = oz*Ho + oy in [q0, q0 + nq). Serial: callers parallelize by blocks."""
+    x: flat input (C, D, H, W) per image, or with Wq > 0 phase-split along W as
+    (C, D, H, sw, Wq): x[..., p, j] holds column j*sw + p; xoff: element offset of channel
+    0 of this image/group; output rows q = oz*Ho + oy in [q0, q0 + nq). Serial: callers
+    parallelize by blocks."""
     for r in range(nrows):
-        _im2col_row(x, xoff, g, r, q0, nq, col)
+        _im2col_row(x, xoff, g, Wq, r, q0, nq, col)
 
 
 # ----------------------------------------------------------------------------- col2im
