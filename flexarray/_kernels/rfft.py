@@ -147,11 +147,12 @@ def _transpose_regs(builder, rows, nl):
 
 
 @intrinsic
-def _twiddle_transpose_tile(typingctx, pre, pim, twr, twi, qre, qim, perm2, s0, ss, jb, n1, kb):
+def _twiddle_transpose_tile(typingctx, pre, pim, twr, twi, qre, qim, perm2, s0, ss, t0, ts,
+                            jb, n1, kb):
     """One tile of the four-step transpose, in registers: for r, c < nl (the lane width),
-    q[perm2[jb+c]*n1 + kb + r] = p[s0 + r*ss + c] * tw[s0 + r*ss + c]."""
-    sig = types.void(pre, pim, twr, twi, qre, qim, perm2, types.uint64, types.uint64,
-                     types.uint64, types.uint64, types.uint64)
+    q[perm2[jb+c]*n1 + kb + r] = p[s0 + r*ss + c] * tw[t0 + r*ts + c]."""
+    u64 = types.uint64
+    sig = types.void(pre, pim, twr, twi, qre, qim, perm2, u64, u64, u64, u64, u64, u64, u64)
 
     def codegen(context, builder, sig, args):
         at = sig.args[0]
@@ -160,14 +161,19 @@ def _twiddle_transpose_tile(typingctx, pre, pim, twr, twi, qre, qim, perm2, s0, 
         align = at.dtype.bitwidth // 8
         data = [context.make_array(sig.args[q])(context, builder, args[q]).data
                 for q in range(7)]
-        s0_, ss_, jb_, n1_, kb_ = args[7:]
+        s0_, ss_, t0_, ts_, jb_, n1_, kb_ = args[7:]
         i64 = ir.IntType(64)
 
         def vptr(base, off):
             return builder.bitcast(builder.gep(base, [off]), vt.as_pointer())
 
-        offs = [builder.add(s0_, builder.mul(ss_, ir.Constant(i64, r))) for r in range(nl)]
-        ld = [[builder.load(vptr(data[q], o), align=align) for o in offs] for q in range(4)]
+        def row_offs(start, stride):
+            return [builder.add(start, builder.mul(stride, ir.Constant(i64, r)))
+                    for r in range(nl)]
+
+        so, to = row_offs(s0_, ss_), row_offs(t0_, ts_)
+        ld = [[builder.load(vptr(data[q], o), align=align) for o in offs]
+              for q, offs in ((0, so), (1, so), (2, to), (3, to))]
         rr = [builder.fsub(builder.fmul(a, wr), builder.fmul(b, wi))
               for a, b, wr, wi in zip(*ld)]
         ri = [builder.fadd(builder.fmul(a, wi), builder.fmul(b, wr))
@@ -333,35 +339,80 @@ def get_plan(nc, dtype):
 # one row, four-step: pieces shared by rfft and irfft
 
 @kernel(inline="always")
-def _load_real(x, base, es, n1, n2, perm1, r0, r1, pre, pim):
-    """Rows r0..r1-1 of the (n1, n2) block: pre/pim[i*n2 + j2] = x[2j], x[2j+1],
-    j = perm1[i]*n2 + j2 (x read at base + element*es)."""
-    for i in range(r0, r1):
-        src = base + 2 * perm1[i] * n2 * es
-        dst = u(i * n2)
+def _load_real(x, base, es, n1, n2, perm1, c0, c1, dre, dim, ld):
+    """Columns c0..c1-1 of the (n1, n2) view of z (z[j] = x[2j] + i x[2j+1], x read at
+    base + element*es), rows in perm1 order: d[i*ld + j2 - c0] = z[perm1[i]*n2 + j2]."""
+    w = c1 - c0
+    for i in range(n1):
+        src = base + 2 * (perm1[i] * n2 + c0) * es
+        dst = u(i * ld)
         if es == 1:             # contiguous: a vectorized de-interleave
             us = u(src)
-            for j2 in range(n2):
-                pre[dst + u(j2)] = x[us + U2 * u(j2)]
-                pim[dst + u(j2)] = x[us + U2 * u(j2) + U1]
+            for j in range(w):
+                dre[dst + u(j)] = x[us + U2 * u(j)]
+                dim[dst + u(j)] = x[us + U2 * u(j) + U1]
         else:
-            for j2 in range(n2):
-                pre[dst + u(j2)] = x[u(src + 2 * j2 * es)]
-                pim[dst + u(j2)] = x[u(src + (2 * j2 + 1) * es)]
+            for j in range(w):
+                dre[dst + u(j)] = x[u(src + 2 * j * es)]
+                dim[dst + u(j)] = x[u(src + (2 * j + 1) * es)]
 
 
 @kernel(inline="always")
-def _twiddle_transpose(pre, pim, qre, qim, n1, n2, perm2, tw4r, tw4i, t0, t1):
-    """q[perm2[j2]*n1 + k1] = p[k1*n2 + j2] * w^(k1 j2) for k1 in tile rows t0..t1-1
-    (perm2 is the inverse of the digit-reversal order of the length-n2 FFT).
+def _load_complex(x, base, es, k0, k1, dre, dim):
+    """d[k] = X[k] for k0 <= k < k1, X read as float pairs at x[base + k*es]."""
+    if es == 2:                 # contiguous: a vectorized de-interleave
+        ub = u(base)
+        for k in range(k0, k1):
+            dre[u(k)] = x[ub + U2 * u(k)]
+            dim[u(k)] = x[ub + U2 * u(k) + U1]
+    else:
+        for k in range(k0, k1):
+            dre[u(k)] = x[u(base + k * es)]
+            dim[u(k)] = x[u(base + k * es + 1)]
+
+
+@kernel(inline="always")
+def _pack_complex(xre, xim, nc, n1, n2, perm1, c0, c1, wr, wi, s, dre, dim, ld):
+    """irfft packing, laid out like _load_real: d[i*ld + j2 - c0] = s * Z[j] for
+    j = perm1[i]*n2 + j2, c0 <= j2 < c1, from the half spectrum X[0..nc] in xre/xim:
+    Z[j] = (X[j] + conj X[nc-j]) + i conj(w^j) (X[j] - conj X[nc-j]), w = exp(-i pi/nc).
+    The imaginary parts of X[0] and X[nc] are ignored (as pocketfft does)."""
+    sc = dre.dtype.type(s)
+    unc = u(nc)
+    w = c1 - c0
+    for i in range(n1):
+        j0 = u(perm1[i] * n2 + c0)
+        dst = u(i * ld)
+        for jj in range(w):
+            j = j0 + u(jj)
+            ar = xre[j]
+            ai = xim[j]
+            br = xre[unc - j]
+            bi = xim[unc - j]
+            dr = ar - br
+            di = ai + bi
+            tr = wr[j] * dr + wi[j] * di        # t = conj(w^j) (X[j] - conj X[nc-j])
+            ti = wr[j] * di - wi[j] * dr
+            dre[dst + u(jj)] = sc * ((ar + br) - ti)
+            dim[dst + u(jj)] = sc * ((ai - bi) + tr)
+        if j0 == 0:                 # Z[0] = (X0 + Xnc) + i (X0 - Xnc), real parts only
+            dre[dst] = sc * (xre[0] + xre[unc])
+            dim[dst] = sc * (xre[0] - xre[unc])
+
+
+@kernel(inline="always")
+def _twiddle_transpose(sre, sim, lds, c0, c1, qre, qim, n1, n2, perm2, tw4r, tw4i):
+    """q[perm2[j2]*n1 + k1] = s[k1*lds + j2 - c0] * w^(k1 j2) for all k1 < n1 and
+    c0 <= j2 < c1 (perm2: the inverse digit-reversal order of the length-n2 FFT).
 
     Register tiles of nl x nl (nl = lane width): ~6x faster than scalar 16 x 16 tiles.
     """
-    nl = lanes(pre)
-    for kb in range(t0 * nl, t1 * nl, nl):
-        for jb in range(0, n2, nl):
-            _twiddle_transpose_tile(pre, pim, tw4r, tw4i, qre, qim, perm2, u(kb * n2 + jb),
-                                    u(n2), u(jb), u(n1), u(kb))
+    nl = lanes(sre)
+    for kb in range(0, n1, nl):
+        for jb in range(c0, c1, nl):
+            _twiddle_transpose_tile(sre, sim, tw4r, tw4i, qre, qim, perm2,
+                                    u(kb * lds + jb - c0), u(lds), u(kb * n2 + jb), u(n2),
+                                    u(jb), u(n1), u(kb))
 
 
 @kernel(inline="always")
@@ -395,48 +446,6 @@ def _unpack_real(qre, qim, nc, k0, k1, wr, wi, s, out, obase):
 
 
 @kernel(inline="always")
-def _load_complex(x, base, es, k0, k1, qre, qim):
-    """qre/qim[k] = X[k] for k0 <= k < k1, X read as float pairs at x[base + k*es]."""
-    if es == 2:                 # contiguous: a vectorized de-interleave
-        ub = u(base)
-        for k in range(k0, k1):
-            qre[u(k)] = x[ub + U2 * u(k)]
-            qim[u(k)] = x[ub + U2 * u(k) + U1]
-    else:
-        for k in range(k0, k1):
-            qre[u(k)] = x[u(base + k * es)]
-            qim[u(k)] = x[u(base + k * es + 1)]
-
-
-@kernel(inline="always")
-def _pack_complex(xre, xim, nc, n1, n2, perm1, r0, r1, wr, wi, s, pre, pim):
-    """irfft packing of the half spectrum X[0..nc] (split in xre/xim) into rows r0..r1-1
-    of the (n1, n2) block: s * Z[j], j = perm1[i]*n2 + j2, with
-    Z[j] = (X[j] + conj X[nc-j]) + i conj(w^j) (X[j] - conj X[nc-j]).
-    The imaginary parts of X[0] and X[nc] are ignored (as pocketfft does)."""
-    sc = pre.dtype.type(s)
-    unc = u(nc)
-    for i in range(r0, r1):
-        j0 = u(perm1[i] * n2)
-        dst = u(i * n2)
-        for j2 in range(n2):
-            j = j0 + u(j2)
-            ar = xre[j]
-            ai = xim[j]
-            br = xre[unc - j]
-            bi = xim[unc - j]
-            dr = ar - br
-            di = ai + bi
-            tr = wr[j] * dr + wi[j] * di        # t = conj(w^j) (X[j] - conj X[nc-j])
-            ti = wr[j] * di - wi[j] * dr
-            pre[dst + u(j2)] = sc * ((ar + br) - ti)
-            pim[dst + u(j2)] = sc * ((ai - bi) + tr)
-        if j0 == 0:                 # Z[0] = (X0 + Xnc) + i (X0 - Xnc), real parts only
-            pre[dst] = sc * (xre[0] + xre[unc])
-            pim[dst] = sc * (xre[0] - xre[unc])
-
-
-@kernel(inline="always")
 def _store_real(qre, qim, k0, k1, out, obase):
     """out[2k], out[2k+1] = qre[k], qim[k] for k0 <= k < k1."""
     ob = u(obase)
@@ -445,196 +454,191 @@ def _store_real(qre, qim, k0, k1, out, obase):
         out[ob + U2 * u(k) + U1] = qim[u(k)]
 
 
-# Steps of a transform. Every heavy step goes through the one call site of _task in each
-# entry point: Numba links callees into every caller and LLVM inlines them, so each extra
-# call site of the FFT code costs seconds of cold compile.
-FFT1, TRANS, FFT2 = 0, 1, 2
+@kernel(inline="always")
+def _copy_lanes(are, aim, lda, a0, bre, bim, ldb, b0, n, w):
+    """b[i*ldb + b0 + v] = a[i*lda + a0 + v] for i < n, v < w (both arrays of a pair)."""
+    for i in range(n):
+        pa = u(i * lda + a0)
+        pb = u(i * ldb + b0)
+        for v in range(w):
+            bre[pb + u(v)] = are[pa + u(v)]
+            bim[pb + u(v)] = aim[pa + u(v)]
+
+
+# ----------------------------------------------------------------------------------------
+# drivers
+#
+# A row with nc >= nl*nl runs as a six-step in four phases, each a list of independent
+# tasks (a huge row runs each phase's tasks on all threads):
+#   XLOAD    (irfft) the half spectrum X into split arrays z
+#   COLS     per chunk of columns of the (n1, n2) view of z: gather (rfft: de-interleave x;
+#            irfft: pack X) -> length-n1 FFTs -> twiddle and transpose into q (n2, n1)
+#   ROWSFFT  per chunk of lanes of q: length-n2 FFTs (copied out and back when the chunk
+#            is narrower than q: rows a power-of-two stride apart thrash the caches)
+#   OUT      per range of k: unpack the spectrum (rfft) or write the reals (irfft)
+# Shorter rows run nl at a time as the lanes of one block (phase SMALL).
+# All FFT work goes through the one call of _fft_lanes in _unit: Numba links callees into
+# every caller and LLVM inlines them, so each extra call site costs seconds of cold compile.
+
+ROWS, XLOAD, COLS, ROWSFFT, OUT, SMALL = -1, 0, 1, 2, 3, 4
 CHUNK = 1 << 13     # complex elements of one lane-FFT task (64 KiB float32, 128 KiB float64)
-TILE_ROWS = 4       # transpose tile rows per task
+SPAN = 1 << 14      # elements of one XLOAD / OUT task
 
 
 @kernel(inline="always")
-def _steps(n1, n2, W1, nl):
-    """(number of tasks, task width) of the steps FFT1, TRANS, FFT2 of an (n1, W1) block;
-    a block with n2 == 1 only has FFT1."""
-    w1 = max(nl, min(W1, CHUNK // n1 // nl * nl))
-    if n2 == 1:
-        return ((W1 + w1 - 1) // w1, w1), (0, 1), (0, 1)
-    w2 = max(nl, min(n1, CHUNK // n2 // nl * nl))
-    nt = n1 // nl
-    return (((W1 + w1 - 1) // w1, w1), ((nt + TILE_ROWS - 1) // TILE_ROWS, TILE_ROWS),
-            ((n1 + w2 - 1) // w2, w2))
-
-
-@kernel(inline="always")
-def _task(step, t, width, a1, a2, a3, a4, n1, n2, W1, pl):
-    """Task t of a step: FFT1 = length-n1 FFTs on lanes [t*width, ...) of the (n1, W1) block
-    a1/a2; TRANS = twiddle-transpose tile rows [t*width, ...) into a3/a4; FFT2 = length-n2
-    FFTs on lanes [t*width, ...) of the (n2, n1) block a3/a4."""
-    perm1, tw1r, tw1i, perm2, tw2r, tw2i, tw4r, tw4i, wr, wi = pl
-    if step == TRANS:
-        _twiddle_transpose(a1, a2, a3, a4, n1, n2, perm2, tw4r, tw4i, t * width,
-                           min(n1 // lanes(a1), (t + 1) * width))
-        return
-    if step == FFT1:
-        re, im, n, W, tr, ti = a1, a2, n1, W1, tw1r, tw1i
-    else:
-        re, im, n, W, tr, ti = a3, a4, n2, n1, tw2r, tw2i
-    _fft_lanes(re, im, n, W, t * width, min(W, (t + 1) * width), tr, ti)
-
-
-# Modes of _unit: a chunk of rows, or one phase task of a huge row.
-ROWS, LOAD, PACK, PH_FFT1, PH_TRANS, PH_FFT2, STORE = -1, 0, 1, 2, 3, 4, 5
-ROWS_PER_TASK = 64      # block rows per load / pack task of a huge row
-
-
-@kernel(inline="always")
-def _mode_tasks(inverse, mode, nrows, nchunks, n1, n2, nl):
-    """(number of tasks, width) of a mode: ROWS splits nrows into nchunks chunks (whole
-    lane blocks for short rows); the phases split one huge row."""
+def _phase_tasks(inverse, phase, n1, n2, nl):
+    """(number of tasks, task width) of a phase of one row."""
     nc = n1 * n2
-    span = ROWS_PER_TASK * n2
-    if mode == ROWS:
-        unit = nl if n2 == 1 else 1
-        nunits = (nrows + unit - 1) // unit
-        return nchunks, (nunits + nchunks - 1) // nchunks * unit
-    if mode == LOAD and inverse or mode == STORE:
-        return (nc + span) // span, span
-    if mode == LOAD or mode == PACK and inverse:
-        return (n1 + ROWS_PER_TASK - 1) // ROWS_PER_TASK, ROWS_PER_TASK
-    if mode == PACK:
-        return 0, 1
-    return _steps(n1, n2, n2, nl)[mode - PH_FFT1]
+    if phase == XLOAD:
+        return ((nc + SPAN) // SPAN if inverse else 0), SPAN
+    if phase == COLS:
+        w = max(nl, min(n2, CHUNK // n1 // nl * nl))
+        return n2 // w, w
+    if phase == ROWSFFT:
+        w = max(nl, min(n1, CHUNK // n2 // nl * nl))
+        return n1 // w, w
+    if phase == OUT:
+        return (nc + SPAN - (1 if inverse else 0)) // SPAN, SPAN
+    return 1, 1
+
+
+@kernel
+def _scratch_len(n1, n2, nl, inverse):
+    """Lengths of the scratch pairs (a, q, z) of _unit for one thread."""
+    nc = n1 * n2
+    if n2 == 1:
+        return nc * nl, nc + 1, nc + 1
+    return min(nc, max(CHUNK, max(n1, n2) * nl)), nc + 1, (nc + 1 if inverse else 1)
 
 
 @kernel
 def _unit(inverse, mode, t, width, b, x, roffs, es, out, olen, pl, s,
-          pre, pim, qre, qim, zre, zim):
-    """Task t of a mode: rfft (irfft if `inverse`) of rows [t*width, (t+1)*width) (mode
-    ROWS), or task t of one phase of huge row b (the other modes).
+          are, aim, qre, qim, zre, zim):
+    """rfft (irfft if `inverse`) of rows [t*width, (t+1)*width) (mode ROWS), or task t of
+    phase `mode` of row b.
 
     rfft: row b is 2*nc reals x[roffs[b] + j*es] -> nc+1 interleaved complex out[b*olen:].
     irfft: row b is nc+1 complex (float pairs at x[roffs[b] + k*es]) -> 2*nc reals.
-    Rows with nc >= nl*nl run the four-step one at a time; shorter rows run nl at a time
-    as the lanes of one block (gathered and scattered through zre/zim).
+    Scratch (lengths from _scratch_len): a = chunk (six-step) or lane block (short rows),
+    q = the transposed block / row buffer, z = the split half spectrum / row buffer.
     """
     perm1, tw1r, tw1i, perm2, tw2r, tw2i, tw4r, tw4i, wr, wi = pl
     n1 = perm1.shape[0]
     n2 = perm2.shape[0]
     nc = n1 * n2
-    nl = lanes(pre)
+    nl = lanes(are)
     rowwise = n2 > 1
-    W1 = n2 if rowwise else nl
-    lo = t * width
-    if mode == LOAD or mode == PACK or mode == STORE:
-        base = roffs[b]
-        if mode == LOAD and inverse:
-            _load_complex(x, base, es, lo, min(nc + 1, lo + width), qre, qim)
-        elif mode == LOAD:
-            _load_real(x, base, es, n1, n2, perm1, lo, min(n1, lo + width), pre, pim)
-        elif mode == PACK:
-            _pack_complex(qre, qim, nc, n1, n2, perm1, lo, min(n1, lo + width), wr, wi, s,
-                          pre, pim)
-        elif inverse:
-            _store_real(qre, qim, lo, min(nc, lo + width), out, b * olen)
-        else:
-            _unpack_real(qre, qim, nc, lo, min(nc + 1, lo + width), wr, wi, s, out, b * olen)
-        return
-    if inverse:
-        a1, a2, a3, a4 = pim, pre, qim, qre
-    else:
-        a1, a2, a3, a4 = pre, pim, qre, qim
-    steps = _steps(n1, n2, W1, nl)
+    b1 = b + 1
     if mode == ROWS:
-        b0 = lo
-        b1 = min(roffs.shape[0], lo + width)
-        units = b1 - b0 if rowwise else (b1 - b0 + nl - 1) // nl
-        s0, s1 = 0, 3
+        b = t * width
+        b1 = min(roffs.shape[0], b + width)
+        p0, p1 = (XLOAD, OUT + 1) if rowwise else (SMALL, SMALL + 1)
     else:
-        b0 = b1 = 0
-        units = 1
-        s0, s1 = mode - PH_FFT1, mode - PH_FFT1 + 1
-    for unit in range(max(units, 0)):
-        # prologue: the complex sequence z into the lane block
-        if mode != ROWS:
-            pass
-        elif rowwise:
-            b = b0 + unit
-            if inverse:
-                _load_complex(x, roffs[b], es, 0, nc + 1, qre, qim)
-                _pack_complex(qre, qim, nc, n1, n2, perm1, 0, n1, wr, wi, s, pre, pim)
-            else:
-                _load_real(x, roffs[b], es, n1, n2, perm1, 0, n1, pre, pim)
-        else:
-            c0 = b0 + unit * nl
-            for v in range(nl):
-                if c0 + v >= b1:
-                    zre[:] = 0
-                    zim[:] = 0
-                elif inverse:
-                    _load_complex(x, roffs[c0 + v], es, 0, nc + 1, qre, qim)
-                    _pack_complex(qre, qim, nc, nc, 1, perm1, 0, nc, wr, wi, s, zre, zim)
+        p0, p1 = mode, mode + 1
+    for rb in range(b, b1, 1 if rowwise else nl):
+        for phase in range(p0, p1):
+            ntask, w = _phase_tasks(inverse, phase, n1, n2, nl)
+            ta, tb = (0, ntask) if mode == ROWS else (t, t + 1)
+            for tt in range(ta, tb):
+                lo = tt * w
+                if phase == XLOAD:
+                    _load_complex(x, roffs[rb], es, lo, min(nc + 1, lo + w), zre, zim)
+                    continue
+                if phase == OUT:
+                    if inverse:
+                        _store_real(qre, qim, lo, min(nc, lo + w), out, rb * olen)
+                    else:
+                        _unpack_real(qre, qim, nc, lo, min(nc + 1, lo + w), wr, wi, s, out,
+                                     rb * olen)
+                    continue
+                # gather into the FFT's lane block (A, B): n rows, W lanes, lanes c0..c1
+                nb = min(nl, b1 - rb)
+                if phase == SMALL:
+                    for v in range(nl):
+                        if v >= nb:
+                            qre[:] = 0
+                            qim[:] = 0
+                        elif inverse:
+                            _load_complex(x, roffs[rb + v], es, 0, nc + 1, zre, zim)
+                            _pack_complex(zre, zim, nc, nc, 1, perm1, 0, 1, wr, wi, s,
+                                          qre, qim, 1)
+                        else:
+                            _load_real(x, roffs[rb + v], es, nc, 1, perm1, 0, 1, qre, qim, 1)
+                        _copy_lanes(qre, qim, 1, 0, are, aim, nl, v, nc, 1)
+                    A, B, n, W, c0, c1, tr, ti = are, aim, nc, nl, 0, nl, tw1r, tw1i
+                elif phase == COLS:
+                    if inverse:
+                        _pack_complex(zre, zim, nc, n1, n2, perm1, lo, lo + w, wr, wi, s,
+                                      are, aim, w)
+                    else:
+                        _load_real(x, roffs[rb], es, n1, n2, perm1, lo, lo + w, are, aim, w)
+                    A, B, n, W, c0, c1, tr, ti = are, aim, n1, w, 0, w, tw1r, tw1i
+                elif w < n1:
+                    _copy_lanes(qre, qim, n1, lo, are, aim, w, 0, n2, w)
+                    A, B, n, W, c0, c1, tr, ti = are, aim, n2, w, 0, w, tw2r, tw2i
                 else:
-                    _load_real(x, roffs[c0 + v], es, nc, 1, perm1, 0, nc, zre, zim)
-                for i in range(nc):
-                    pre[i * nl + v] = zre[i]
-                    pim[i * nl + v] = zim[i]
-        # the complex FFT: all steps and tasks (ROWS) or the one task of a phase
-        for step in range(s0, s1):
-            ntask, w = steps[step]
-            t0, t1 = (0, ntask) if mode == ROWS else (t, t + 1)
-            for tt in range(t0, t1):
-                _task(step, tt, w, a1, a2, a3, a4, n1, n2, W1, pl)
-        # epilogue: the spectrum (rfft) or the real row (irfft) out
-        if mode != ROWS:
-            continue
-        for v in range(1 if rowwise else min(nl, b1 - b0 - unit * nl)):
-            if rowwise:
-                ob = (b0 + unit) * olen
-            else:
-                ob = (b0 + unit * nl + v) * olen
-                for i in range(nc):
-                    qre[i] = pre[i * nl + v]
-                    qim[i] = pim[i * nl + v]
-            if inverse:
-                _store_real(qre, qim, 0, nc, out, ob)
-            else:
-                _unpack_real(qre, qim, nc, 0, nc + 1, wr, wi, s, out, ob)
+                    A, B, n, W, c0, c1, tr, ti = qre, qim, n2, n1, 0, n1, tw2r, tw2i
+                if inverse:             # the inverse FFT is the forward one on (im, re)
+                    A, B = B, A
+                _fft_lanes(A, B, n, W, c0, c1, tr, ti)
+                # scatter
+                if phase == SMALL:
+                    for v in range(nb):
+                        _copy_lanes(are, aim, nl, v, qre, qim, 1, 0, nc, 1)
+                        if inverse:
+                            _store_real(qre, qim, 0, nc, out, (rb + v) * olen)
+                        else:
+                            _unpack_real(qre, qim, nc, 0, nc + 1, wr, wi, s, out,
+                                         (rb + v) * olen)
+                elif phase == COLS:
+                    if inverse:
+                        _twiddle_transpose(aim, are, w, lo, lo + w, qim, qre, n1, n2, perm2,
+                                           tw4r, tw4i)
+                    else:
+                        _twiddle_transpose(are, aim, w, lo, lo + w, qre, qim, n1, n2, perm2,
+                                           tw4r, tw4i)
+                elif w < n1:
+                    _copy_lanes(are, aim, w, 0, qre, qim, n1, lo, n2, w)
 
 
 @kernel(inline="always")
-def _scratch(pl):
-    """Scratch for one thread: lane block (pre, pim), row buffers (qre, qim), (zre, zim)."""
+def _scratch(pl, inverse, private_only):
+    """Scratch pairs (a, q, z) for one thread; a only if `private_only` (the rest size 1)."""
     n1 = pl[0].shape[0]
     n2 = pl[3].shape[0]
-    nc = n1 * n2
     dt = pl[1].dtype
-    nb = nc if n2 > 1 else nc * lanes(pl[1])
-    return (np.empty(nb, dt), np.empty(nb, dt), np.empty(nc + 1, dt), np.empty(nc + 1, dt),
-            np.empty(nc, dt), np.empty(nc, dt))
+    la, lq, lz = _scratch_len(n1, n2, lanes(pl[1]), inverse)
+    if private_only:
+        lq = lz = 1
+    return (np.empty(la, dt), np.empty(la, dt), np.empty(lq, dt), np.empty(lq, dt),
+            np.empty(lz, dt), np.empty(lz, dt))
 
 
 @parallel_kernel
 def run_parallel(inverse, split, x, roffs, es, out, olen, pl, s, nchunks):
     """rfft (irfft if `inverse`) of every row on all threads: the rows in nchunks chunks,
-    or (`split`) each huge row in turn with each of its phases split over the threads.
-    One prange, so one parallel body to compile."""
+    or (`split`) each huge row in turn with the tasks of each phase spread over the
+    threads. One prange, so one parallel body to compile."""
     n1 = pl[0].shape[0]
     n2 = pl[3].shape[0]
     nl = lanes(pl[1])
     nrows = roffs.shape[0]
-    shared = _scratch(pl)
+    shared = _scratch(pl, inverse, False)
+    unit = nl if n2 == 1 else 1
+    per_chunk = ((nrows + unit - 1) // unit + nchunks - 1) // nchunks * unit
     for b in range(nrows if split else 1):
-        for phase in range(6 if split else 1):
-            mode = phase if split else ROWS
-            ntask, width = _mode_tasks(inverse, mode, nrows, nchunks, n1, n2, nl)
+        for phase in range(OUT + 1 if split else 1):
+            if split:
+                mode = phase
+                ntask, width = _phase_tasks(inverse, phase, n1, n2, nl)
+            else:
+                mode, ntask, width = ROWS, nchunks, per_chunk
             for t in numba.prange(ntask):
+                are, aim, qre, qim, zre, zim = _scratch(pl, inverse, split)
                 if split:
-                    pre, pim, qre, qim, zre, zim = shared
-                else:
-                    pre, pim, qre, qim, zre, zim = _scratch(pl)
+                    qre, qim, zre, zim = shared[2], shared[3], shared[4], shared[5]
                 _unit(inverse, mode, np.int64(t), width, b, x, roffs, es, out, olen, pl, s,
-                      pre, pim, qre, qim, zre, zim)
+                      are, aim, qre, qim, zre, zim)
 
 
 # ----------------------------------------------------------------------------------------
@@ -684,8 +688,8 @@ def _launch(kind, flat, offs, es, out, olen, nc, dtype, scale):
     nthreads = numba.get_num_threads()
     inverse = kind == "irfft"
     if nthreads < 2 or nrows * nc * 2 < PAR_MIN_WORK:
-        nb = nc if pl.rowwise else nc * _nlanes(dtype)
-        scratch = [np.empty(k, dtype) for k in (nb, nb, nc + 1, nc + 1, nc, nc)]
+        la, lq, lz = _scratch_len(pl.n1, pl.n2, _nlanes(dtype), inverse)
+        scratch = [np.empty(k, dtype) for k in (la, la, lq, lq, lz, lz)]
         _unit(inverse, ROWS, 0, nrows, 0, flat, offs, es, out, olen, tup, scale, *scratch)
     elif pl.rowwise and nc >= BIG_MIN_NC and nrows < 2 * nthreads:
         run_parallel(inverse, True, flat, offs, es, out, olen, tup, scale, nthreads)
