@@ -25,7 +25,7 @@ import numpy as np
 from . import _dtypes as _dt
 from ._device import CPU, check_device
 
-__all__ = ["Array", "Buffer", "wrap", "wrap_foreign", "view_of"]
+__all__ = ["Array", "Buffer", "copy_of", "wrap", "wrap_foreign", "view_of"]
 
 SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 API_VERSION = "2025.12"
@@ -36,12 +36,15 @@ class Buffer:
 
     ``exported`` is set once the memory was handed out (``__array__``, ``__dlpack__``):
     from then on writes always copy first, since a foreign holder may still read it.
+    ``foreign`` marks memory flexarray does not own (imports): never written, and copied
+    for real when a copy is asked for, since its owner may still change it.
     """
 
-    __slots__ = ("exported",)
+    __slots__ = ("exported", "foreign")
 
-    def __init__(self, exported: bool = False):
+    def __init__(self, exported: bool = False, foreign: bool = False):
         self.exported = exported
+        self.foreign = foreign
 
 
 def _refs_of_unique_buffer() -> int:
@@ -73,7 +76,15 @@ def wrap_foreign(nd: np.ndarray) -> "Array":
     """An Array that reads memory it does not own (never written: writes copy first)."""
     v = nd.view()
     v.flags.writeable = False
-    return _new(v, Buffer(), _dt.from_np(nd.dtype))
+    return _new(v, Buffer(foreign=True), _dt.from_np(nd.dtype))
+
+
+def copy_of(x: "Array") -> "Array":
+    """A copy of ``x``: O(1), sharing the buffer (copy-on-write makes it a value), except
+    for foreign memory, whose owner may still change it: that is copied now."""
+    if x._buf.foreign:
+        return wrap(np.array(x._arr, copy=True))
+    return _new(x._arr, x._buf, x._dtype)
 
 
 def view_of(x: "Array", nd: np.ndarray, *, overlapping: bool = False) -> "Array":

@@ -8,7 +8,7 @@ import operator
 import numpy as np
 
 from . import _dtypes as _dt
-from ._array import Array, _new, wrap, wrap_foreign
+from ._array import Array, _new, copy_of, wrap, wrap_foreign
 from ._device import check_device
 
 __all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full",
@@ -99,7 +99,9 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         if dtype is None or dtype is obj._dtype:
             # copy=False must alias: x itself. Otherwise a new handle on the same buffer,
             # O(1), that copies on write: a callee mutating it never changes the caller's.
-            return obj if copy is False else _new(obj._arr, obj._buf, obj._dtype)
+            if copy is False:
+                return obj
+            return copy_of(obj) if copy else _new(obj._arr, obj._buf, obj._dtype)
         if copy is False:
             raise ValueError(f"asarray: converting {obj._dtype} to {dtype} needs a copy, but "
                              f"copy=False")
@@ -169,7 +171,7 @@ def from_dlpack(x, /, *, device=None, copy=None):
         raise TypeError(f"from_dlpack: 'x' must support the DLPack protocol (__dlpack__), got "
                         f"{type(x).__name__}")
     if isinstance(x, Array):
-        return _new(x._arr, x._buf, x._dtype)  # copies are O(1) under copy-on-write
+        return copy_of(x) if copy else _new(x._arr, x._buf, x._dtype)
     try:
         nd = np.from_dlpack(x, copy=copy)
     except TypeError:

@@ -4,7 +4,7 @@ import builtins
 import numpy as np
 
 from . import _dtypes as _dt
-from ._array import Array, _new, wrap
+from ._array import Array, copy_of, wrap
 from ._device import check_device
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
@@ -35,7 +35,7 @@ def astype(x, dtype, /, *, copy=True, device=None):
     if not isinstance(copy, builtins.bool):
         raise TypeError(f"astype: 'copy' must be a bool, got {copy!r}")
     if dtype is x._dtype:
-        return _new(x._arr, x._buf, x._dtype) if copy else x
+        return copy_of(x) if copy else x
     if x._dtype.kind == "c" and dtype.kind != "c":
         raise TypeError(f"astype: casting complex {x._dtype} to {dtype} would drop the "
                         f"imaginary part; cast real(x) or imag(x) instead")

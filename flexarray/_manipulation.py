@@ -314,7 +314,7 @@ def reshape(x, /, shape, *, copy=None):
         raise ValueError(f"reshape: cannot reshape an array of shape {x.shape} (size "
                          f"{x.size}) into {shape} (size {known})")
     a = x._arr
-    if copy and (x._buf.exported or not a.flags.writeable):
+    if copy and x._buf.foreign:  # its owner may change it: a copy must be real
         return wrap(contiguous_copy(a).reshape(shape))
     try:
         view = a.reshape(shape, copy=False)

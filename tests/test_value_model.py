@@ -167,3 +167,14 @@ def test_views_share_memory_and_cost_no_copy():
     base = np.asarray(x)
     for v in (x.T, x[::-1, 2:], x[None], xp.permute_dims(x, (1, 0)), x.mT):
         assert np.shares_memory(np.asarray(v), base)
+
+
+def test_copies_of_foreign_memory_are_snapshots():
+    a = np.arange(4.0)
+    x = xp.asarray(a)  # aliases a (read-only)
+    copies = [xp.asarray(x, copy=True), xp.astype(x, xp.float64),
+              xp.reshape(x, (2, 2), copy=True), xp.from_dlpack(x, copy=True)]
+    a[0] = 99.0  # the owner changes its memory: x sees it, the copies must not
+    assert float(x[0]) == 99.0
+    for c in copies:
+        assert float(xp.reshape(c, (-1,))[0]) == 0.0
