@@ -252,7 +252,7 @@ def _compute(name, func, args, dt, out=None):
     wide = tuple(a.astype(np.float32) if type(a) is np.ndarray else a for a in args)
     r = np.asarray(_ufunc(func, wide))
     if r.dtype.kind == "f":
-        r = r.astype(dt.np)
+        r = _quiet(r.astype, (dt.np,))  # overflow to +-inf is the IEEE rounding
     if out is None:
         return r
     out[...] = r
