@@ -22,7 +22,6 @@ Layout prep (plain Python, ~5 us):
 import os
 import threading
 import types as _types
-from typing import NamedTuple
 
 import ml_dtypes
 import numpy as np
@@ -34,8 +33,8 @@ from numba.np.numpy_support import as_dtype
 
 from flexarray._kernels import kernel, parallel_kernel
 
-__all__ = ["Plain", "F16", "BF16", "element_kind", "load", "load_as", "cast_like", "f16_load", "f16_store", "bf16_load", "bf16_store", "f32_bits", "bits_f32",
-           "as_readonly", "flat_view", "plan", "serial_and_parallel", "run_split", "RANK",
+__all__ = ["PLAIN", "F16", "BF16", "element_kind", "load_as", "cast_like", "f16_load", "f16_store", "bf16_load", "bf16_store", "f32_bits", "bits_f32",
+           "as_readonly", "gather", "flat_view", "plan", "serial_and_parallel", "run_split", "RANK",
            "NTHREADS"]
 
 RANK = 4  # kernels take shape/stride tuples of exactly this length
@@ -83,6 +82,18 @@ def as_readonly(typingctx, arr):
 
 
 @register_jitable
+def gather(src, p, s, k, tmp):
+    """``src[p + i*s] for i < k`` as a read-only contiguous view: a slice of ``src`` when
+    ``s == 1``, else copied into ``tmp`` (so the caller's hot loop is compiled once, for
+    contiguous data)."""
+    if s == 1:
+        return as_readonly(src[p:p + k])
+    for i in range(k):
+        tmp[i] = src[np.uint64(p + i * s)]
+    return as_readonly(tmp[:k])
+
+
+@register_jitable
 def f16_load(u):
     """float16 bits -> float32 (exact; signaling NaNs kept as NumPy keeps them)."""
     x = _fpext_half(u)
@@ -121,29 +132,17 @@ def bf16_store(x):
 
 
 # ---------------------------------------------------------------- element kinds
-# Compile-time tags: an empty NamedTuple's class is part of its Numba type, so a kernel taking
-# one compiles a separate specialization per tag (lazily, cached on disk) with no runtime
-# branch in its loops; passing one costs what any argument costs (~0.1 us). Half-precision
-# arrays reach kernels as uint16 views plus the F16/BF16 tag.
-class Plain(NamedTuple):
-    """Elements are loaded as they are."""
-
-
-class F16(NamedTuple):
-    """uint16 elements hold float16 bits."""
-
-
-class BF16(NamedTuple):
-    """uint16 elements hold bfloat16 bits."""
-
-
-_HALF_KIND = {np.dtype(np.float16): F16(), np.dtype(ml_dtypes.bfloat16): BF16()}
+# Half-precision arrays reach kernels as uint16 views plus a runtime ``kind`` (1: float16,
+# 2: bfloat16; 0: the elements are what they are). The branch on ``kind`` is loop-invariant:
+# LLVM unswitches it out of the hot loops, and only uint16 specializations contain it.
+PLAIN, F16, BF16 = 0, 1, 2
+_HALF_KIND = {np.dtype(np.float16): F16, np.dtype(ml_dtypes.bfloat16): BF16}
 
 
 def element_kind(dtype):
-    """``(kind tag, view dtype)`` for a NumPy dtype: halves become uint16 + F16/BF16."""
+    """``(kind, view dtype)`` for a NumPy dtype: halves become uint16 + F16/BF16."""
     k = _HALF_KIND.get(np.dtype(dtype))
-    return (Plain(), np.dtype(dtype)) if k is None else (k, np.dtype(np.uint16))
+    return (PLAIN, np.dtype(dtype)) if k is None else (k, np.dtype(np.uint16))
 
 
 def cast_like(x, like):
@@ -158,24 +157,21 @@ def _cast_like_impl(x, like):
     return lambda x, like: nt(x)
 
 
-def load(kind, x):
-    """Element ``x`` as a value: float32 for F16/BF16 tags, itself for Plain."""
-
-
-@overload(load)
-def _load_impl(kind, x):
-    cls = kind.instance_class
-    if cls is F16:
-        return lambda kind, x: f16_load(np.uint16(x))
-    if cls is BF16:
-        return lambda kind, x: bf16_load(np.uint16(x))
-    return lambda kind, x: x
-
-
-@register_jitable
 def load_as(kind, x, like):
-    """Element ``x`` converted to the type of ``like``."""
-    return cast_like(load(kind, x), like)
+    """Element ``x`` of a kernel's input, converted to the type of ``like`` (inside kernels)."""
+
+
+@overload(load_as)
+def _load_as_impl(kind, x, like):
+    if x == types.uint16:
+        def impl(kind, x, like):
+            if kind == F16:
+                return cast_like(f16_load(x), like)
+            if kind == BF16:
+                return cast_like(bf16_load(x), like)
+            return cast_like(x, like)
+        return impl
+    return lambda kind, x, like: cast_like(x, like)
 
 
 # ---------------------------------------------------------------- dispatcher pairs

@@ -15,13 +15,11 @@ first NaN wins, for argmax and argmin alike). float16/bfloat16 compare as float3
 Entry points: ``argmax(a, axis=None) -> int64 ndarray``, ``argmin(a, axis=None)``. Cold
 compile ~0.5 s per (op, dtype, mode).
 """
-from typing import NamedTuple
-
 import numpy as np
-from numba.extending import overload, register_jitable
+from numba.extending import register_jitable
 
 from flexarray._kernels import kernel
-from flexarray._kernels._intrinsics import NTHREADS, element_kind, flat_view, load, run_split
+from flexarray._kernels._intrinsics import NTHREADS, element_kind, flat_view, load_as, run_split
 
 __all__ = ["argmax", "argmin"]
 
@@ -31,34 +29,43 @@ _LANES = 32        # inner mode: lanes
 PARALLEL_MIN = 1 << 18
 
 
-class ArgMax(NamedTuple):
-    pass
+ARGMAX, ARGMIN = 0, 1  # ``op`` (a runtime int: LLVM unswitches the branches on it)
 
 
-class ArgMin(NamedTuple):
-    pass
-
-
+@register_jitable
 def _better(op, v, best):
     """True when ``v`` replaces ``best`` (strictly better, or the first NaN)."""
+    if op == ARGMAX:
+        return (v > best) | ((v != v) & (best == best))
+    return (v < best) | ((v != v) & (best == best))
 
 
-@overload(_better)
-def _better_impl(op, v, best):
-    if op.instance_class is ArgMax:
-        return lambda op, v, best: (v > best) | ((v != v) & (best == best))
-    return lambda op, v, best: (v < best) | ((v != v) & (best == best))
-
-
+@register_jitable
 def _extreme(op, v, m):
-    """The block extreme: NaN-propagating max (ArgMax) or min (ArgMin)."""
+    """The block extreme: NaN-propagating max (ARGMAX) or min (ARGMIN)."""
+    if op == ARGMAX:
+        return v if (v > m) | (v != v) else m
+    return v if (v < m) | (v != v) else m
 
 
-@overload(_extreme)
-def _extreme_impl(op, v, m):
-    if op.instance_class is ArgMax:
-        return lambda op, v, m: v if (v > m) | (v != v) else m
-    return lambda op, v, m: v if (v < m) | (v != v) else m
+@register_jitable
+def _block_extreme(op, kind, proto, x, p, s, s2, r, w, bm):
+    """``bm[j]`` = extreme of ``x[p + k*s + j*s2]`` over ``k < r`` (its own function, so
+    that LLVM unswitches ``op``/``kind``/``s2 == 1`` before inlining it)."""
+    if s2 == 1:
+        for j in range(w):
+            bm[j] = load_as(kind, x[np.uint64(p + j)], proto)
+        for k in range(1, r):
+            pk = p + k * s
+            for j in range(w):
+                bm[j] = _extreme(op, load_as(kind, x[np.uint64(pk + j)], proto), bm[j])
+    else:
+        for j in range(w):
+            bm[j] = load_as(kind, x[np.uint64(p + j * s2)], proto)
+        for k in range(1, r):
+            pk = p + k * s
+            for j in range(w):
+                bm[j] = _extreme(op, load_as(kind, x[np.uint64(pk + j * s2)], proto), bm[j])
 
 
 def _outer_kernel(op, kind, proto, x, xo, ksh, kst, n, s, out, lo, hi):
@@ -82,32 +89,19 @@ def _outer_kernel(op, kind, proto, x, xo, ksh, kst, n, s, out, lo, hi):
         w = min(_WIDTH, k2 - c0)
         base = xo + (q // k1) * kst[0] + (q % k1) * kst[1] + c0 * s2
         for j in range(w):
-            bv[j] = load(kind, x[np.uint64(base + j * s2)])
+            bv[j] = load_as(kind, x[np.uint64(base + j * s2)], proto)
             idx[j] = 0
         i0 = 1
         while i0 < n:
             r = min(_ROWS, n - i0)
             p = base + i0 * s
-            if s2 == 1:
-                for j in range(w):
-                    bm[j] = load(kind, x[np.uint64(p + j)])
-                for k in range(1, r):
-                    pk = p + k * s
-                    for j in range(w):
-                        bm[j] = _extreme(op, load(kind, x[np.uint64(pk + j)]), bm[j])
-            else:
-                for j in range(w):
-                    bm[j] = load(kind, x[np.uint64(p + j * s2)])
-                for k in range(1, r):
-                    pk = p + k * s
-                    for j in range(w):
-                        bm[j] = _extreme(op, load(kind, x[np.uint64(pk + j * s2)]), bm[j])
+            _block_extreme(op, kind, proto, x, p, s, s2, r, w, bm)
             for j in range(w):
                 m = bm[j]
                 if _better(op, m, bv[j]):
                     pj = p + j * s2
                     for k in range(r):
-                        v = load(kind, x[np.uint64(pj + k * s)])
+                        v = load_as(kind, x[np.uint64(pj + k * s)], proto)
                         if (v == m) | ((v != v) & (m != m)):
                             bv[j] = v
                             idx[j] = i0 + k
@@ -122,24 +116,24 @@ _outer = kernel(_outer_kernel)
 
 
 @register_jitable
-def _scan_lanes(op, kind, x, p, s, n, bv, bi):
+def _scan_lanes(op, kind, proto, x, p, s, n, bv, bi):
     """Index of the first extreme of ``x[p + i*s]``, ``i < n`` (n >= 1)."""
     m = min(n, _LANES)
     for l in range(m):
-        bv[l] = load(kind, x[np.uint64(p + l * s)])
+        bv[l] = load_as(kind, x[np.uint64(p + l * s)], proto)
         bi[l] = l
     j = m
     while j + _LANES <= n:
         q = p + j * s
         for l in range(_LANES):
-            v = load(kind, x[np.uint64(q + l * s)])
+            v = load_as(kind, x[np.uint64(q + l * s)], proto)
             b = _better(op, v, bv[l])
             bv[l] = v if b else bv[l]
             bi[l] = j + l if b else bi[l]
         j += _LANES
     q = p + j * s
     for l in range(n - j):
-        v = load(kind, x[np.uint64(q + l * s)])
+        v = load_as(kind, x[np.uint64(q + l * s)], proto)
         if _better(op, v, bv[l]):
             bv[l] = v
             bi[l] = j + l
@@ -162,7 +156,7 @@ def _inner_kernel(op, kind, proto, x, xo, ksh, kst, n, s, out, lo, hi):
         q1 = (q // k2) % k1
         q0 = q // (k1 * k2)
         p = xo + q0 * kst[0] + q1 * kst[1] + q2 * kst[2]
-        out[q] = _scan_lanes(op, kind, x, p, s, n, bv, bi)
+        out[q] = _scan_lanes(op, kind, proto, x, p, s, n, bv, bi)
 
 
 _inner = kernel(_inner_kernel)
@@ -200,7 +194,7 @@ def _numpy_rows(name, a, axis):
 
 
 def _arg(opname, a, axis):
-    op = ArgMax() if opname == "argmax" else ArgMin()
+    op = ARGMAX if opname == "argmax" else ARGMIN
     if axis is None:
         if a.ndim == 0:
             return np.zeros((), np.int64)

@@ -1,0 +1,179 @@
+"""Kernel benchmark: the Numba kernel families next to NumPy (and PyTorch CPU when
+installed), one run, printed as times and ratios (>1 means faster than NumPy).
+
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/bench_kernels.py [--quick]
+
+Each case runs its contenders interleaved, several rounds, and keeps each one's best wall
+time, so a busy machine hurts all of them alike. The first call of each contender (compile
+or cache load) is not timed; cold compile costs are measured separately at the end, in a
+fresh process with an empty Numba cache directory.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from flexarray._kernels import argminmax, copy, half, matmul, reduce  # noqa: E402
+
+try:
+    import torch
+    torch.set_num_threads(os.cpu_count() or 1)
+except ImportError:  # pragma: no cover
+    torch = None
+
+
+def bench(cases, rounds):
+    """``cases``: list of (name, {contender: fn}); prints one row per case."""
+    print(f"{'case':<42}{'numpy':>10}{'flexarray':>11}{'ratio':>8}{'torch':>10}{'ratio':>8}")
+    rows = []
+    for name, fns in cases:
+        for f in fns.values():
+            f()
+        best = {k: float("inf") for k in fns}
+        for _ in range(rounds):
+            for k, f in fns.items():
+                t = time.perf_counter()
+                f()
+                best[k] = min(best[k], time.perf_counter() - t)
+        ms = {k: v * 1e3 for k, v in best.items()}
+        tr = f"{ms['torch']:10.2f}{ms['numpy'] / ms['torch']:8.2f}" if "torch" in ms else ""
+        print(f"{name:<42}{ms['numpy']:10.2f}{ms['flexarray']:11.2f}"
+              f"{ms['numpy'] / ms['flexarray']:8.2f}{tr}", flush=True)
+        rows.append((name, ms))
+    return rows
+
+
+def cases(quick):
+    rng = np.random.default_rng(0)
+    n = 2048 if quick else 4096
+    out = []
+    # --- half
+    m = (1 << 22) if quick else (1 << 24)
+    a16 = rng.standard_normal(m).astype(np.float16)
+    b16 = rng.standard_normal(m).astype(np.float16)
+    o16 = np.empty(m, np.float16)
+    fns = {"numpy": lambda: np.add(a16, b16, out=o16),
+           "flexarray": lambda: half.binary("add", a16, b16, o16)}
+    if torch is not None:
+        ta, tb, to = (torch.from_numpy(x) for x in (a16, b16, o16))
+        fns["torch"] = lambda: torch.add(ta, tb, out=to)
+    out.append((f"float16 add {m >> 20}M", fns))
+    import ml_dtypes
+    abf = a16.astype(ml_dtypes.bfloat16)
+    bbf = b16.astype(ml_dtypes.bfloat16)
+    obf = np.empty(m, ml_dtypes.bfloat16)
+    fns = {"numpy": lambda: np.add(abf, bbf, out=obf),
+           "flexarray": lambda: half.binary("add", abf, bbf, obf)}
+    if torch is not None:
+        tab, tbb = (torch.from_numpy(x.view(np.int16)).view(torch.bfloat16) for x in (abf, bbf))
+        tob = torch.from_numpy(obf.view(np.int16)).view(torch.bfloat16)
+        fns["torch"] = lambda: torch.add(tab, tbb, out=tob)
+    out.append((f"bfloat16 add {m >> 20}M (numpy: ml_dtypes)", fns))
+    x32 = rng.standard_normal(m).astype(np.float32)
+    fns = {"numpy": lambda: x32.astype(np.float16),
+           "flexarray": lambda: half.from_float32(x32, np.float16)}
+    out.append((f"float32 -> float16 {m >> 20}M", fns))
+    # --- reductions
+    a = rng.standard_normal((n, n)).astype(np.float32)
+    ta = torch.from_numpy(a) if torch is not None else None
+    for axes in [(0, 1), (0,), (1,)]:
+        fns = {"numpy": lambda axes=axes: a.sum(axis=axes),
+               "flexarray": lambda axes=axes: reduce.reduce("sum", a, axes)}
+        if torch is not None:
+            fns["torch"] = lambda axes=axes: ta.sum(dim=axes)
+        out.append((f"sum {n}x{n} float32 axis={axes}", fns))
+    fns = {"numpy": lambda: a.max(axis=0), "flexarray": lambda: reduce.reduce("max", a, (0,))}
+    if torch is not None:
+        fns["torch"] = lambda: ta.amax(dim=0)
+    out.append((f"max {n}x{n} float32 axis=0", fns))
+    h = a.astype(np.float16)
+    fns = {"numpy": lambda: h.sum(), "flexarray": lambda: reduce.reduce("sum", h, (0, 1))}
+    out.append((f"sum {n}x{n} float16", fns))
+    # --- argmax
+    for axis in (0, 1):
+        fns = {"numpy": lambda axis=axis: a.argmax(axis=axis),
+               "flexarray": lambda axis=axis: argminmax.argmax(a, axis)}
+        if torch is not None:
+            fns["torch"] = lambda axis=axis: ta.argmax(dim=axis)
+        out.append((f"argmax {n}x{n} float32 axis={axis}", fns))
+    # --- transpose copy
+    dst = np.empty((n, n), np.float32)
+    fns = {"numpy": lambda: np.ascontiguousarray(a.T),
+           "flexarray": lambda: copy.copy_into(dst, a.T)}
+    if torch is not None:
+        fns["torch"] = lambda: ta.T.contiguous()
+    out.append((f"transpose-copy {n}x{n} float32", fns))
+    # --- integer and half matmul
+    k = 512 if quick else 1024
+    ia = rng.integers(-1000, 1000, (k, k)).astype(np.int32)
+    ib = rng.integers(-1000, 1000, (k, k)).astype(np.int32)
+    fns = {"numpy": lambda: ia @ ib, "flexarray": lambda: matmul.int_matmul(ia, ib)}
+    if torch is not None:
+        tia, tib = torch.from_numpy(ia), torch.from_numpy(ib)
+        fns["torch"] = lambda: tia @ tib
+    out.append((f"int32 matmul {k}", fns))
+    ha = rng.standard_normal((k // 2, k // 2)).astype(np.float16)
+    fns = {"numpy": lambda: ha @ ha, "flexarray": lambda: matmul.half_matmul(ha, ha)}
+    if torch is not None:
+        tha = torch.from_numpy(ha)
+        fns["torch"] = lambda: tha @ tha
+    out.append((f"float16 matmul {k // 2}", fns))
+    return out
+
+
+_COLD = """
+import time, numpy as np, ml_dtypes
+t0 = time.perf_counter()
+from flexarray._kernels import half, reduce, copy, argminmax, matmul
+import numba
+print(f"import kernels: {time.perf_counter() - t0:.2f} s")
+a = np.ones((64, 64), np.float32)
+steps = [
+    ("half.binary float16 (all ops)", lambda: half.binary("add", a.astype(np.float16),
+        a.astype(np.float16), np.empty((64, 64), np.float16))),
+    ("half.to_float32 float16", lambda: half.to_float32(a.astype(np.float16))),
+    ("half.from_float32 float16", lambda: half.from_float32(a, np.float16)),
+    ("reduce float32, inner mode (all ops)", lambda: reduce.reduce("sum", a, (1,))),
+    ("reduce float32, outer mode (all ops)", lambda: reduce.reduce("sum", a, (0,))),
+    ("reduce int32 -> int64, inner mode", lambda: reduce.reduce("sum", a.astype(np.int32), (1,),
+                                                                np.int64)),
+    ("copy 4-byte items", lambda: copy.copy_into(np.empty((64, 64), np.float32), a.T)),
+    ("argmax float32, outer mode", lambda: argminmax.argmax(a, 0)),
+    ("argmax float32, inner mode", lambda: argminmax.argmax(a[:, ::2], 1)),
+    ("int_matmul int32", lambda: matmul.int_matmul(a.astype(np.int32), a.astype(np.int32))),
+]
+for name, f in steps:
+    t = time.perf_counter(); f(); c = time.perf_counter() - t
+    print(f"  cold compile {name:<42}{c:6.2f} s")
+"""
+
+
+def cold_compile():
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    with tempfile.TemporaryDirectory() as d:
+        env = dict(os.environ, NUMBA_CACHE_DIR=d, PYTHONPATH=root)
+        for label in ("cold (empty cache)", "warm (cache filled)"):
+            print(label)
+            subprocess.run([sys.executable, "-c", _COLD], env=env, check=True)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true", help="smaller sizes, fewer rounds")
+    p.add_argument("--no-compile", action="store_true", help="skip the cold-compile timing")
+    args = p.parse_args()
+    print(f"numpy {np.__version__}, torch {torch.__version__ if torch else 'not installed'}, "
+          f"{os.cpu_count()} cpus")
+    bench(cases(args.quick), 3 if args.quick else 7)
+    if not args.no_compile:
+        cold_compile()
+
+
+if __name__ == "__main__":
+    main()
