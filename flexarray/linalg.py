@@ -15,6 +15,7 @@ import math
 import operator
 from typing import NamedTuple
 
+import ml_dtypes
 import numpy as np
 
 from . import _dtypes as _dt
@@ -258,8 +259,10 @@ def _rtol(func, rtol, dt, batch):
     return rtol
 
 
-def _default_rtol(a):
-    return builtins.max(a.shape[-2:]) * np.finfo(a.dtype).eps
+def _default_rtol(a, dt):
+    """``max(M, N) * eps`` of x's (real) dtype: float16 input uses float16's eps even
+    though LAPACK runs in float32."""
+    return builtins.max(a.shape[-2:]) * float(ml_dtypes.finfo(_real(dt).np).eps)
 
 
 def pinv(x, /, *, rtol=None):
@@ -269,7 +272,7 @@ def pinv(x, /, *, rtol=None):
     r = _rtol("pinv", rtol, dt, x.shape[:-2])
     a = as_compute(x._arr, dt)
     if r is None:
-        r = _default_rtol(a)
+        r = _default_rtol(a, dt)
     return _out(_lapack("pinv", np.linalg.pinv, a, rtol=r), dt)
 
 
@@ -280,7 +283,7 @@ def matrix_rank(x, /, *, rtol=None):
     r = _rtol("matrix_rank", rtol, dt, x.shape[:-2])
     a = as_compute(x._arr, dt)
     if r is None:
-        r = _default_rtol(a)
+        r = _default_rtol(a, dt)
     s = _svdvals_np(a)
     tol = np.max(s, axis=-1, initial=0.0) * np.asarray(r)
     rank = np.count_nonzero(s > tol[..., None], axis=-1)

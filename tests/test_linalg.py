@@ -395,6 +395,9 @@ def test_result_dtypes_half_and_empty():
         w, q = la.eigh(x)
         assert w.dtype == dt and q.dtype == dt
         assert la.matrix_norm(x).dtype == dt and la.vector_norm(x).dtype == dt
+    d = np.diag([1.0, 1e-3, 1e-5])  # default rtol: max(M, N) * eps of x's own dtype
+    assert int(la.matrix_rank(fx(d.astype(np.float16)))) == 1
+    assert int(la.matrix_rank(fx(d.astype(np.float32)))) == 3
     e = xp.zeros((0, 0))
     assert float(la.det(e)) == 1.0 and la.inv(e).shape == (0, 0)
     assert int(la.matrix_rank(xp.zeros((3, 0)))) == 0
