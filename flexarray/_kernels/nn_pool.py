@@ -16,31 +16,45 @@ from flexarray._kernels.nn_common import _valid_range
 
 
 @kernel
-def _max_plane(x, out, idx, want_idx, g, p):
+def _column_ranges(g, dil_w):
+    """Per tap kx: (first valid output column, end, input column of the first one)."""
+    W, kw, sw, pw, Wo = g[2], g[5], g[8], g[11], g[17]
+    t = np.empty((kw, 3), np.int64)
+    for kx in range(kw):
+        off = kx * dil_w - pw
+        lo, hi = _valid_range(Wo, off, sw, W)
+        t[kx, 0] = lo
+        t[kx, 1] = hi
+        t[kx, 2] = lo * sw + off
+    return t
+
+
+@kernel
+def _max_plane(x, out, idx, want_idx, g, cols, p):
     """Max over each window of plane p; idx gets the flat spatial index of the winner.
 
     PyTorch's rule: a later tap wins if it is greater or NaN (so NaN propagates, and the
     index is that of the last NaN); ties keep the first; the first valid tap always
-    counts (an all -inf window reports its first element)."""
+    counts (an all -inf window reports its first element). Vectorized along output rows
+    (selects, no branches); flat unsigned indexing, tap column ranges precomputed."""
     D, H, W = g[0], g[1], g[2]
     kd, kh, kw = g[3], g[4], g[5]
     sd, sh, sw = g[6], g[7], g[8]
-    pd, ph, pw = g[9], g[10], g[11]
-    dd, dh, dw = g[12], g[13], g[14]
+    pd, ph = g[9], g[10]
+    dd, dh = g[12], g[13]
     Do, Ho, Wo = g[15], g[16], g[17]
-    xb = x[p * D * H * W:(p + 1) * D * H * W]
     P = Do * Ho * Wo
-    ob = out[p * P:(p + 1) * P]
-    ninf = -np.inf
+    xbase = np.uint64(p * D * H * W)
+    usw = np.uint64(sw)
+    ninf = out.dtype.type(-np.inf)
+    o = np.uint64(p * P)  # first element of the current output row
     for oz in range(Do):
         for oy in range(Ho):
-            orow = ob[(oz * Ho + oy) * Wo:(oz * Ho + oy + 1) * Wo]
-            for i in range(Wo):
-                orow[i] = ninf
+            for i in range(np.uint64(Wo)):
+                out[o + i] = ninf
             if want_idx:
-                irow = idx[p * P + (oz * Ho + oy) * Wo:p * P + (oz * Ho + oy + 1) * Wo]
-                for i in range(Wo):
-                    irow[i] = -1
+                for i in range(np.uint64(Wo)):
+                    idx[o + i] = -1
             for kz in range(kd):
                 iz = oz * sd + kz * dd - pd
                 if iz < 0 or iz >= D:
@@ -49,54 +63,54 @@ def _max_plane(x, out, idx, want_idx, g, p):
                     iy = oy * sh + ky * dh - ph
                     if iy < 0 or iy >= H:
                         continue
+                    rowstart = (iz * H + iy) * W
                     for kx in range(kw):
-                        off = kx * dw - pw
-                        lo, hi = _valid_range(Wo, off, sw, W)
-                        start = (iz * H + iy) * W + lo * sw + off
-                        src = xb[start:]
-                        dst = orow[lo:hi]
-                        m = np.uint64(hi - lo)
-                        usw = np.uint64(sw)
+                        lo = np.uint64(cols[kx, 0])
+                        m = np.uint64(cols[kx, 1]) - lo
+                        start = rowstart + cols[kx, 2]  # flat spatial index of the first
+                        s0 = xbase + np.uint64(start)
+                        d0 = o + lo
                         if want_idx:
-                            di = irow[lo:hi]
                             for i in range(m):
-                                v = src[i * usw]
-                                c = dst[i]
-                                ci = di[i]
+                                v = x[s0 + i * usw]
+                                c = out[d0 + i]
+                                ci = idx[d0 + i]
                                 take = (v > c) | (v != v) | (ci < 0)
-                                dst[i] = v if take else c
-                                di[i] = start + np.int64(i * usw) if take else ci
+                                out[d0 + i] = v if take else c
+                                idx[d0 + i] = start + np.int64(i * usw) if take else ci
                         else:
                             for i in range(m):
-                                v = src[i * usw]
-                                c = dst[i]
-                                dst[i] = v if (v > c or v != v) else c
+                                v = x[s0 + i * usw]
+                                c = out[d0 + i]
+                                out[d0 + i] = v if (v > c) | (v != v) else c
+            o += np.uint64(Wo)
 
 
 @kernel
 def max_pool(x, out, idx, want_idx, g, p0, p1):
-    """Max pooling of planes p0 <= p < p1."""
+    """Max pooling of planes p0 <= p < p1 (x, out, idx flat)."""
+    cols = _column_ranges(g, g[14])
     for p in range(p0, p1):
-        _max_plane(x, out, idx, want_idx, g, p)
+        _max_plane(x, out, idx, want_idx, g, cols, p)
 
 
 @kernel
-def _avg_plane(x, out, g, divz, divy, divx, p):
+def _avg_plane(x, out, g, divz, divy, divx, cols, p):
     """Window sums of plane p (taps in row-major order), divided by divz*divy*divx."""
     D, H, W = g[0], g[1], g[2]
     kd, kh, kw = g[3], g[4], g[5]
     sd, sh, sw = g[6], g[7], g[8]
-    pd, ph, pw = g[9], g[10], g[11]
+    pd, ph = g[9], g[10]
     Do, Ho, Wo = g[15], g[16], g[17]
-    xb = x[p * D * H * W:(p + 1) * D * H * W]
     P = Do * Ho * Wo
-    ob = out[p * P:(p + 1) * P]
+    xbase = np.uint64(p * D * H * W)
+    usw = np.uint64(sw)
     zero = out.dtype.type(0)
+    o = np.uint64(p * P)
     for oz in range(Do):
         for oy in range(Ho):
-            orow = ob[(oz * Ho + oy) * Wo:(oz * Ho + oy + 1) * Wo]
-            for i in range(Wo):
-                orow[i] = zero
+            for i in range(np.uint64(Wo)):
+                out[o + i] = zero
             for kz in range(kd):
                 iz = oz * sd + kz - pd
                 if iz < 0 or iz >= D:
@@ -105,25 +119,26 @@ def _avg_plane(x, out, g, divz, divy, divx, p):
                     iy = oy * sh + ky - ph
                     if iy < 0 or iy >= H:
                         continue
+                    rowstart = (iz * H + iy) * W
                     for kx in range(kw):
-                        off = kx - pw
-                        lo, hi = _valid_range(Wo, off, sw, W)
-                        src = xb[(iz * H + iy) * W + lo * sw + off:]
-                        dst = orow[lo:hi]
-                        m = np.uint64(hi - lo)
-                        usw = np.uint64(sw)
+                        lo = np.uint64(cols[kx, 0])
+                        m = np.uint64(cols[kx, 1]) - lo
+                        s0 = xbase + np.uint64(rowstart + cols[kx, 2])
+                        d0 = o + lo
                         for i in range(m):
-                            dst[i] += src[i * usw]
+                            out[d0 + i] += x[s0 + i * usw]
             dzy = divz[oz] * divy[oy]
-            for i in range(Wo):
-                orow[i] = orow[i] / (dzy * divx[i])
+            for i in range(np.uint64(Wo)):
+                out[o + i] = out[o + i] / (dzy * divx[i])
+            o += np.uint64(Wo)
 
 
 @kernel
 def avg_pool(x, out, g, divz, divy, divx, p0, p1):
-    """Average pooling of planes p0 <= p < p1."""
+    """Average pooling of planes p0 <= p < p1 (x, out flat)."""
+    cols = _column_ranges(g, 1)
     for p in range(p0, p1):
-        _avg_plane(x, out, g, divz, divy, divx, p)
+        _avg_plane(x, out, g, divz, divy, divx, cols, p)
 
 
 @kernel
