@@ -30,6 +30,12 @@ def _kernels(name):
     return mod
 
 
+def _entry(module, name):
+    """Function ``name`` of kernel module ``module``, or None when either is missing."""
+    mod = _kernels(module)
+    return getattr(mod, name, None) if mod is not None else None
+
+
 # --- reductions -------------------------------------------------------------------------------
 
 _HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
@@ -74,10 +80,10 @@ def reduce(op, a, axes, acc, keepdims):
     gate = _reduce_gate(op, a, axes, np.dtype(acc))
     if gate is None or a.size < gate:
         return None
-    mod = _kernels("reduce")
-    if mod is None:
+    f = _entry("reduce", "reduce")
+    if f is None:
         return None
-    r = mod.reduce(op, a, axes, acc if op in ("sum", "prod") else None)
+    r = f(op, a, axes, acc if op in ("sum", "prod") else None)
     if keepdims:
         r = r.reshape(tuple(1 if i in axes else n for i, n in enumerate(a.shape)))
     return r
@@ -116,22 +122,26 @@ def int_matmul(a, b, dt):
     k = a.shape[-1]
     m = a.shape[-2] if a.ndim > 1 else 1
     n = b.shape[-1] if b.ndim > 1 else 1
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    work = m * n * k * math.prod(batch)
+    work = m * n * k * math.prod(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
     if work == 0:
         return None
-    small = work < _INT_SMALL or np.dtype(dt).itemsize == 8
-    mod = None if small else _kernels("matmul")
-    kern = getattr(mod, "int_matmul", None) if mod is not None else None
-    if kern is None and k * _max_abs(a) * _max_abs(b) < _F64_EXACT:
-        r = np.matmul(a.astype(np.float64), b.astype(np.float64))
-        return np.asarray(r).astype(np.int64).astype(dt, copy=False)
-    if kern is None:
-        mod = _kernels("matmul")
-        kern = getattr(mod, "int_matmul", None) if mod is not None else None
-        if kern is None:
-            return None
-    return kern(a, b, dt)
+    blas_first = work < _INT_SMALL or np.dtype(dt).itemsize == 8
+    exact = None
+    if blas_first:
+        exact = k * _max_abs(a) * _max_abs(b) < _F64_EXACT
+        if exact:
+            return _exact_float64_matmul(a, b, dt)
+    kern = _entry("matmul", "int_matmul")
+    if kern is not None:
+        return kern(a, b, dt)
+    if exact is None and k * _max_abs(a) * _max_abs(b) < _F64_EXACT:
+        return _exact_float64_matmul(a, b, dt)
+    return None
+
+
+def _exact_float64_matmul(a, b, dt):
+    r = np.matmul(a.astype(np.float64), b.astype(np.float64))
+    return np.asarray(r).astype(np.int64).astype(dt, copy=False)
 
 
 # --- float16/bfloat16 matmul ----------------------------------------------------------------
@@ -146,6 +156,5 @@ def half_matmul(a, b):
     once; None below the size gate (the caller converts with NumPy)."""
     if a.size + b.size < _HALF_MATMUL_MIN:
         return None
-    mod = _kernels("matmul")
-    f = getattr(mod, "half_matmul", None) if mod is not None else None
+    f = _entry("matmul", "half_matmul")
     return None if f is None else f(a, b)
