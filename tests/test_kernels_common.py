@@ -34,7 +34,8 @@ def random_values(dtype, shape, rng, special=True, small_ints=False):
                                  size=int(mask.sum()))
         return np.asarray(v)
     if dt.kind == "c":
-        return np.asarray(real() + 1j * real()).astype(dt)
+        with np.errstate(invalid="ignore"):
+            return np.asarray(real() + 1j * real()).astype(dt)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return np.asarray(real()).astype(dt)
@@ -84,6 +85,9 @@ def same_bits(x, y, signed_zeros=True):
     x, y = np.asarray(x), np.asarray(y)
     if x.shape != y.shape or x.dtype != y.dtype:
         return False
+    if x.dtype.kind == "c":
+        return same_bits(x.real, y.real, signed_zeros) and same_bits(x.imag, y.imag,
+                                                                      signed_zeros)
     if not signed_zeros:
         return bool(np.array_equal(x.astype(np.float64), y.astype(np.float64), equal_nan=True))
     if x.dtype.kind == "f" or x.dtype == BF16:
