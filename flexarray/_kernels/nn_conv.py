@@ -155,14 +155,15 @@ def _direct_job(x, w, b, out, g, job):
     co = job - n * Cout
     grp = co // Cout_g
     P = Do * Ho * Wo
-    ob = out[job * P:(job + 1) * P]
+    ob0 = np.uint64(job * P)
     bv = b[co]
-    for i in range(P):
-        ob[i] = bv
+    for i in range(np.uint64(P)):
+        out[ob0 + i] = bv
     kvol = kd * kh * kw
+    usw = np.uint64(sw)
     for ci in range(Cin_g):
         c = grp * Cin_g + ci
-        xb = x[(n * C + c) * D * H * W:]
+        xb0 = np.uint64((n * C + c) * D * H * W)
         wb = w[(co * Cin_g + ci) * kvol:]
         for kz in range(kd):
             for ky in range(kh):
@@ -178,16 +179,15 @@ def _direct_job(x, w, b, out, g, job):
                             iy = oy * sh + ky * dh - ph
                             if iy < 0 or iy >= H:
                                 continue
-                            src = xb[(iz * H + iy) * W + lo * sw + xoff_x:]
-                            dst = ob[(oz * Ho + oy) * Wo + lo:]
+                            s0 = xb0 + np.uint64((iz * H + iy) * W + lo * sw + xoff_x)
+                            d0 = ob0 + np.uint64((oz * Ho + oy) * Wo + lo)
                             m = np.uint64(hi - lo)
                             if sw == 1:
                                 for i in range(m):
-                                    dst[i] += wv * src[i]
+                                    out[d0 + i] += wv * x[s0 + i]
                             else:
-                                usw = np.uint64(sw)
                                 for i in range(m):
-                                    dst[i] += wv * src[i * usw]
+                                    out[d0 + i] += wv * x[s0 + i * usw]
 
 
 @kernel
