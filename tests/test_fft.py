@@ -139,6 +139,31 @@ def test_kernel_other_sizes_match_numpy():
             check_pair(normal(rng, (2, n), dt), None, -1, "backward")
 
 
+@pytest.mark.parametrize("n", [257, 502, 1021, 1527, 4093, 12289])
+def test_kernel_bluestein_lengths(n):
+    """float32 lengths with a large prime factor run a Bluestein convolution."""
+    assert K.use_bluestein(n, np.float32) and not K.use_bluestein(n, np.float64)
+    rng = np.random.default_rng(n)
+    for layout in ("contiguous", "reversed", "strided"):
+        x = in_layout(normal(rng, (3, n), np.float32), layout)
+        check_pair(x, None, -1, "ortho")
+    x = normal(rng, (n + 5, 2), np.float32)
+    check_pair(x, n, 0, "forward")                      # cut, along axis 0
+    check_pair(x[:n - 7], n, 0, "backward")             # zero-padded
+    spec = normal(rng, (2, n // 2 + 1), np.complex64)   # non-Hermitian ends
+    assert_close(K.irfft(spec, n), np.fft.irfft(wide(spec), n), np.float32)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_kernel_complex_fft(dtype):
+    rng = np.random.default_rng(2)
+    for n in (2, 4, 64, 256, 4096, 1 << 15):
+        z = normal(rng, (3, n), dtype)
+        assert_close(K.cfft(z), np.fft.fft(wide(z)), dtype)
+        assert_close(K.cfft(z, inverse=True, scale=1.0 / n), np.fft.ifft(wide(z)), dtype)
+        assert_close(K.cfft(z[:, ::-1]), np.fft.fft(wide(z[:, ::-1])), dtype)
+
+
 def test_kernel_empty_batch_and_input_untouched():
     x = np.zeros((0, 16), np.float32)
     assert K.rfft(x).shape == (0, 9) and K.rfft(x).dtype == np.complex64

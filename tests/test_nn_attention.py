@@ -111,6 +111,15 @@ def test_attention_default_tiles_large():
                  "float32")
 
 
+def test_attention_materialized_many_heads_parallel():
+    rng = np.random.default_rng(11)
+    q, k, v = _case(rng, (2, 8, 128, 64), (2, 8, 128, 64), (2, 8, 128, 64), "float32")
+    mask = rng.random((2, 1, 1, 128)) < 0.9  # a padding mask, broadcast over heads/queries
+    got = sdpa(xp.asarray(q), xp.asarray(k), xp.asarray(v), xp.asarray(mask))
+    assert_close(got, ref_sdpa(q.astype(float), k.astype(float), v.astype(float), mask),
+                 "float32")
+
+
 def test_attention_fully_masked_rows_are_zero():
     rng = np.random.default_rng(5)
     q, k, v = _case(rng, (2, 6, 4), (2, 5, 4), (2, 5, 3), "float64")

@@ -140,11 +140,12 @@ ENGINES = {
     "winograd_groups_pad2": ((1, 36, 9, 8), (34, 18, 3, 3), 2, 1, 2),
     "winograd_large_parallel": ((4, 16, 40, 33), (16, 16, 3, 3), 1, 1, 1),
     "direct_depthwise": ((3, 8, 12, 11), (16, 1, 3, 3), 8, 2, 1),
+    "direct_depthwise_parallel": ((4, 32, 40, 40), (32, 1, 3, 3), 32, 1, 1),
     "direct_tiny": ((2, 2, 9, 9), (5, 2, 2, 2), 1, 1, 0),
     "pointwise": ((2, 12, 7, 5), (9, 12, 1, 1), 1, 1, 0),
     "pointwise_groups": ((2, 12, 7, 5), (9, 4, 1, 1), 3, 1, 0),
     "im2col_strided": ((2, 5, 23, 19), (7, 5, 5, 3), 1, 2, 2),
-    "im2col_large_parallel": ((3, 12, 40, 40), (24, 12, 3, 3), 1, 2, 1),
+    "im2col_large_parallel": ((3, 12, 40, 40), (24, 12, 3, 3), 1, 1, 1),
 }
 
 
@@ -287,15 +288,16 @@ def test_conv_transpose_random_parameters(n, seed):
 
 def test_conv_transpose_large_parallel_and_layouts():
     rng = np.random.default_rng(3)
-    x = rng.standard_normal((2, 16, 20, 18))
-    w = rng.standard_normal((16, 12, 4, 4))
+    x = rng.standard_normal((2, 16, 40, 40))
+    w = rng.standard_normal((16, 24, 4, 4))
     for kind in LAYOUTS:
-        got = nn.conv_transpose2d(layout(x, kind), layout(w, kind), stride=2, padding=1)
-        assert_close(got, ref_conv_transpose(x, w, None, (2, 2), (1, 1), (0, 0), (1, 1), 1),
+        got = nn.conv_transpose2d(layout(x, kind), layout(w, kind), stride=2, padding=1,
+                                  groups=4)
+        assert_close(got, ref_conv_transpose(x, w, None, (2, 2), (1, 1), (0, 0), (1, 1), 4),
                      "float64")
-    one = nn.conv_transpose2d(xp.asarray(x[:1]), xp.asarray(w), stride=2, padding=1,
-                              groups=4)  # one image: channel chunks run in parallel
-    assert_close(one, ref_conv_transpose(x[:1], w, None, (2, 2), (1, 1), (0, 0), (1, 1), 4),
+    # one image, one group: output-channel chunks run on the workers
+    one = nn.conv_transpose2d(xp.asarray(x[:1]), xp.asarray(w), stride=2, padding=1)
+    assert_close(one, ref_conv_transpose(x[:1], w, None, (2, 2), (1, 1), (0, 0), (1, 1), 1),
                  "float64")
 
 

@@ -22,7 +22,7 @@ from . import _par
 _MATERIALIZE_MAX = 1 << 18
 _BQ = 256  # flash query block
 _BK = 2048  # flash key/value tile (fewer, larger tiles: less per-tile overhead)
-_PAR_MIN_FLOPS = 1 << 22
+_PAR_MIN_FLOPS = 1 << 25  # ~0.3 ms of GEMM: below, one thread (waking workers ~30-100 us)
 _PRESCALE = True
 
 
