@@ -446,12 +446,13 @@ def _unpack_real(qre, qim, nc, k0, k1, wr, wi, s, out, obase):
 
 
 @kernel(inline="always")
-def _store_real(qre, qim, k0, k1, out, obase):
-    """out[2k], out[2k+1] = qre[k], qim[k] for k0 <= k < k1."""
+def _store(qre, qim, k0, k1, s, out, obase):
+    """out[2k], out[2k+1] = s * qre[k], s * qim[k] for k0 <= k < k1."""
     ob = u(obase)
+    sc = qre.dtype.type(s)
     for k in range(k0, k1):
-        out[ob + U2 * u(k)] = qre[u(k)]
-        out[ob + U2 * u(k) + U1] = qim[u(k)]
+        out[ob + U2 * u(k)] = sc * qre[u(k)]
+        out[ob + U2 * u(k) + U1] = sc * qim[u(k)]
 
 
 @kernel(inline="always")
@@ -481,16 +482,17 @@ def _copy_lanes(are, aim, lda, a0, bre, bim, ldb, b0, n, w):
 # every caller and LLVM inlines them, so each extra call site costs seconds of cold compile.
 
 ROWS, XLOAD, COLS, ROWSFFT, OUT, SMALL = -1, 0, 1, 2, 3, 4
+RFFT, IRFFT, CFFT, ICFFT = 0, 1, 2, 3       # transform kinds
 CHUNK = 1 << 13     # complex elements of one lane-FFT task (64 KiB float32, 128 KiB float64)
 SPAN = 1 << 14      # elements of one XLOAD / OUT task
 
 
 @kernel(inline="always")
-def _phase_tasks(inverse, phase, n1, n2, nl):
+def _phase_tasks(kind, phase, n1, n2, nl):
     """(number of tasks, task width) of a phase of one row."""
     nc = n1 * n2
     if phase == XLOAD:
-        return ((nc + SPAN) // SPAN if inverse else 0), SPAN
+        return ((nc + SPAN) // SPAN if kind == IRFFT else 0), SPAN
     if phase == COLS:
         w = max(nl, min(n2, CHUNK // n1 // nl * nl))
         return n2 // w, w
@@ -498,27 +500,28 @@ def _phase_tasks(inverse, phase, n1, n2, nl):
         w = max(nl, min(n1, CHUNK // n2 // nl * nl))
         return n1 // w, w
     if phase == OUT:
-        return (nc + SPAN - (1 if inverse else 0)) // SPAN, SPAN
+        return (nc + SPAN - (0 if kind == RFFT else 1)) // SPAN, SPAN
     return 1, 1
 
 
 @kernel
-def _scratch_len(n1, n2, nl, inverse):
+def _scratch_len(n1, n2, nl, kind):
     """Lengths of the scratch pairs (a, q, z) of _unit for one thread."""
     nc = n1 * n2
     if n2 == 1:
         return nc * nl, nc + 1, nc + 1
-    return min(nc, max(CHUNK, max(n1, n2) * nl)), nc + 1, (nc + 1 if inverse else 1)
+    return min(nc, max(CHUNK, max(n1, n2) * nl)), nc + 1, (nc + 1 if kind == IRFFT else 1)
 
 
 @kernel
-def _unit(inverse, mode, t, width, b, x, roffs, es, out, olen, pl, s,
+def _unit(kind, mode, t, width, b, x, roffs, es, out, olen, pl, s,
           are, aim, qre, qim, zre, zim):
-    """rfft (irfft if `inverse`) of rows [t*width, (t+1)*width) (mode ROWS), or task t of
-    phase `mode` of row b.
+    """Transform `kind` of rows [t*width, (t+1)*width) (mode ROWS), or task t of phase
+    `mode` of row b. Input row b starts at x[roffs[b]], elements es apart; output row b
+    at out[b*olen] (contiguous), the result times s.
 
-    rfft: row b is 2*nc reals x[roffs[b] + j*es] -> nc+1 interleaved complex out[b*olen:].
-    irfft: row b is nc+1 complex (float pairs at x[roffs[b] + k*es]) -> 2*nc reals.
+    RFFT: 2*nc reals -> nc+1 complex (interleaved). IRFFT: nc+1 complex (float pairs)
+    -> 2*nc reals. CFFT / ICFFT: nc complex -> nc complex, forward / inverse.
     Scratch (lengths from _scratch_len): a = chunk (six-step) or lane block (short rows),
     q = the transposed block / row buffer, z = the split half spectrum / row buffer.
     """
@@ -528,6 +531,8 @@ def _unit(inverse, mode, t, width, b, x, roffs, es, out, olen, pl, s,
     nc = n1 * n2
     nl = lanes(are)
     rowwise = n2 > 1
+    swap = kind == IRFFT or kind == ICFFT
+    sout = 1.0 if kind == IRFFT else s      # irfft scales while packing
     b1 = b + 1
     if mode == ROWS:
         b = t * width
@@ -537,7 +542,7 @@ def _unit(inverse, mode, t, width, b, x, roffs, es, out, olen, pl, s,
         p0, p1 = mode, mode + 1
     for rb in range(b, b1, 1 if rowwise else nl):
         for phase in range(p0, p1):
-            ntask, w = _phase_tasks(inverse, phase, n1, n2, nl)
+            ntask, w = _phase_tasks(kind, phase, n1, n2, nl)
             ta, tb = (0, ntask) if mode == ROWS else (t, t + 1)
             for tt in range(ta, tb):
                 lo = tt * w
@@ -545,8 +550,8 @@ def _unit(inverse, mode, t, width, b, x, roffs, es, out, olen, pl, s,
                     _load_complex(x, roffs[rb], es, lo, min(nc + 1, lo + w), zre, zim)
                     continue
                 if phase == OUT:
-                    if inverse:
-                        _store_real(qre, qim, lo, min(nc, lo + w), out, rb * olen)
+                    if kind != RFFT:
+                        _store(qre, qim, lo, min(nc, lo + w), sout, out, rb * olen)
                     else:
                         _unpack_real(qre, qim, nc, lo, min(nc + 1, lo + w), wr, wi, s, out,
                                      rb * olen)
@@ -558,7 +563,7 @@ def _unit(inverse, mode, t, width, b, x, roffs, es, out, olen, pl, s,
                         if v >= nb:
                             qre[:] = 0
                             qim[:] = 0
-                        elif inverse:
+                        elif kind == IRFFT:
                             _load_complex(x, roffs[rb + v], es, 0, nc + 1, zre, zim)
                             _pack_complex(zre, zim, nc, nc, 1, perm1, 0, 1, wr, wi, s,
                                           qre, qim, 1)
@@ -567,7 +572,7 @@ def _unit(inverse, mode, t, width, b, x, roffs, es, out, olen, pl, s,
                         _copy_lanes(qre, qim, 1, 0, are, aim, nl, v, nc, 1)
                     A, B, n, W, c0, c1, tr, ti = are, aim, nc, nl, 0, nl, tw1r, tw1i
                 elif phase == COLS:
-                    if inverse:
+                    if kind == IRFFT:
                         _pack_complex(zre, zim, nc, n1, n2, perm1, lo, lo + w, wr, wi, s,
                                       are, aim, w)
                     else:
@@ -578,36 +583,35 @@ def _unit(inverse, mode, t, width, b, x, roffs, es, out, olen, pl, s,
                     A, B, n, W, c0, c1, tr, ti = are, aim, n2, w, 0, w, tw2r, tw2i
                 else:
                     A, B, n, W, c0, c1, tr, ti = qre, qim, n2, n1, 0, n1, tw2r, tw2i
-                if inverse:             # the inverse FFT is the forward one on (im, re)
+                if swap:                # the inverse FFT is the forward one on (im, re)
                     A, B = B, A
                 _fft_lanes(A, B, n, W, c0, c1, tr, ti)
                 # scatter
                 if phase == SMALL:
                     for v in range(nb):
                         _copy_lanes(are, aim, nl, v, qre, qim, 1, 0, nc, 1)
-                        if inverse:
-                            _store_real(qre, qim, 0, nc, out, (rb + v) * olen)
+                        if kind != RFFT:
+                            _store(qre, qim, 0, nc, sout, out, (rb + v) * olen)
                         else:
                             _unpack_real(qre, qim, nc, 0, nc + 1, wr, wi, s, out,
                                          (rb + v) * olen)
                 elif phase == COLS:
-                    if inverse:
-                        _twiddle_transpose(aim, are, w, lo, lo + w, qim, qre, n1, n2, perm2,
-                                           tw4r, tw4i)
+                    if swap:
+                        S1, S2, D1, D2 = aim, are, qim, qre
                     else:
-                        _twiddle_transpose(are, aim, w, lo, lo + w, qre, qim, n1, n2, perm2,
-                                           tw4r, tw4i)
+                        S1, S2, D1, D2 = are, aim, qre, qim
+                    _twiddle_transpose(S1, S2, w, lo, lo + w, D1, D2, n1, n2, perm2, tw4r, tw4i)
                 elif w < n1:
                     _copy_lanes(are, aim, w, 0, qre, qim, n1, lo, n2, w)
 
 
 @kernel(inline="always")
-def _scratch(pl, inverse, private_only):
+def _scratch(pl, kind, private_only):
     """Scratch pairs (a, q, z) for one thread; a only if `private_only` (the rest size 1)."""
     n1 = pl[0].shape[0]
     n2 = pl[3].shape[0]
     dt = pl[1].dtype
-    la, lq, lz = _scratch_len(n1, n2, lanes(pl[1]), inverse)
+    la, lq, lz = _scratch_len(n1, n2, lanes(pl[1]), kind)
     if private_only:
         lq = lz = 1
     return (np.empty(la, dt), np.empty(la, dt), np.empty(lq, dt), np.empty(lq, dt),
@@ -615,29 +619,29 @@ def _scratch(pl, inverse, private_only):
 
 
 @parallel_kernel
-def run_parallel(inverse, split, x, roffs, es, out, olen, pl, s, nchunks):
-    """rfft (irfft if `inverse`) of every row on all threads: the rows in nchunks chunks,
+def run_parallel(kind, split, x, roffs, es, out, olen, pl, s, nchunks):
+    """Transform `kind` (see _unit) of every row on all threads: the rows in nchunks chunks,
     or (`split`) each huge row in turn with the tasks of each phase spread over the
     threads. One prange, so one parallel body to compile."""
     n1 = pl[0].shape[0]
     n2 = pl[3].shape[0]
     nl = lanes(pl[1])
     nrows = roffs.shape[0]
-    shared = _scratch(pl, inverse, False)
+    shared = _scratch(pl, kind, False)
     unit = nl if n2 == 1 else 1
     per_chunk = ((nrows + unit - 1) // unit + nchunks - 1) // nchunks * unit
     for b in range(nrows if split else 1):
         for phase in range(OUT + 1 if split else 1):
             if split:
                 mode = phase
-                ntask, width = _phase_tasks(inverse, phase, n1, n2, nl)
+                ntask, width = _phase_tasks(kind, phase, n1, n2, nl)
             else:
                 mode, ntask, width = ROWS, nchunks, per_chunk
             for t in numba.prange(ntask):
-                are, aim, qre, qim, zre, zim = _scratch(pl, inverse, split)
+                are, aim, qre, qim, zre, zim = _scratch(pl, kind, split)
                 if split:
                     qre, qim, zre, zim = shared[2], shared[3], shared[4], shared[5]
-                _unit(inverse, mode, np.int64(t), width, b, x, roffs, es, out, olen, pl, s,
+                _unit(kind, mode, np.int64(t), width, b, x, roffs, es, out, olen, pl, s,
                       are, aim, qre, qim, zre, zim)
 
 
@@ -681,23 +685,23 @@ def _rows(v):
 
 
 def _launch(kind, flat, offs, es, out, olen, nc, dtype, scale):
+    """Run transform `kind` on the rows (serially below PAR_MIN_WORK, else on all threads:
+    rows in parallel, or one huge row at a time split over the threads)."""
     pl = get_plan(nc, dtype)
     tup = (pl.perm1, pl.tw1r, pl.tw1i, pl.perm2, pl.tw2r, pl.tw2i, pl.tw4r, pl.tw4i,
            pl.wr, pl.wi)
     nrows = offs.shape[0]
     nthreads = numba.get_num_threads()
-    inverse = kind == "irfft"
     if nthreads < 2 or nrows * nc * 2 < PAR_MIN_WORK:
-        la, lq, lz = _scratch_len(pl.n1, pl.n2, _nlanes(dtype), inverse)
+        la, lq, lz = _scratch_len(pl.n1, pl.n2, _nlanes(dtype), kind)
         scratch = [np.empty(k, dtype) for k in (la, la, lq, lq, lz, lz)]
-        _unit(inverse, ROWS, 0, nrows, 0, flat, offs, es, out, olen, tup, scale, *scratch)
+        _unit(kind, ROWS, 0, nrows, 0, flat, offs, es, out, olen, tup, scale, *scratch)
     elif pl.rowwise and nc >= BIG_MIN_NC and nrows < 2 * nthreads:
-        run_parallel(inverse, True, flat, offs, es, out, olen, tup, scale, nthreads)
+        run_parallel(kind, True, flat, offs, es, out, olen, tup, scale, nthreads)
     else:
         nl = _nlanes(dtype)
         nblk = nrows if pl.rowwise else (nrows + nl - 1) // nl
-        run_parallel(inverse, False, flat, offs, es, out, olen, tup, scale,
-                     min(nthreads, nblk))
+        run_parallel(kind, False, flat, offs, es, out, olen, tup, scale, min(nthreads, nblk))
 
 
 def _last_axis(a, axis, m, n, fill):
@@ -710,27 +714,122 @@ def _last_axis(a, axis, m, n, fill):
     return w
 
 
+def _rows_of(v, n, kind, out_len, out_dtype):
+    """Output array and kernel arguments for transform `kind` of the last axis of v."""
+    rdt = np.dtype(out_dtype).type(0).real.dtype
+    out = np.empty(v.shape[:-1] + (out_len,), out_dtype)
+    if not out.size:
+        return out, None, None, None, None, None, rdt
+    if kind in (CFFT, ICFFT) and v.strides[-1] != v.itemsize:
+        v = np.ascontiguousarray(v)             # CFFT reads pairs at 2j, 2j+1 (es = 1)
+    flat, offs, es = _rows(v)
+    if flat.dtype.kind == "c":
+        # as floats: IRFFT reads X[k] at 2*k*es (+1); CFFT contiguous pairs (es = 1)
+        flat, offs, es = flat.view(rdt), 2 * offs, (2 * es if kind == IRFFT else 1)
+    olen = out_len * (2 if out.dtype.kind == "c" else 1)
+    nc = n if kind in (CFFT, ICFFT) else n // 2
+    return out, flat, offs, es, olen, nc, rdt
+
+
+def cfft(a, inverse=False, scale=1.0):
+    """Complex FFT (unnormalized, times `scale`) along the last axis of complex64/128 `a`,
+    whose length is a power of two >= 2."""
+    n = a.shape[-1]
+    out, flat, offs, es, olen, nc, rdt = _rows_of(a, n, CFFT, n, a.dtype)
+    if flat is not None:
+        _launch(ICFFT if inverse else CFFT, flat, offs, es, out.reshape(-1).view(rdt), olen,
+                nc, rdt, scale)
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# other lengths: pocketfft through NumPy, or Bluestein on the power-of-two kernel
+
+# Measured (docs/fft.md; one thread each, rows of ~1k-100k points): pocketfft wins by
+# 2-30x when the largest prime factor of n is below ~128 (it has radix passes for small
+# primes); from ~251 up a float32 Bluestein convolution on the power-of-two kernel is
+# 1.9-5.6x faster than pocketfft (whose own Bluestein runs in float64-like cost). In
+# float64 our kernel is ~2x slower than in float32 and Bluestein stayed at 0.3-0.8x of
+# pocketfft (one 2.0x win at n = 65521), so float64 always uses pocketfft.
+BLUESTEIN_MIN_N = 256
+BLUESTEIN_MIN_FACTOR = 251
+
+
+def _largest_prime_factor(n):
+    p, f = 1, 2
+    while f * f <= n:
+        while n % f == 0:
+            p, n = f, n // f
+        f += 1
+    return max(p, n)
+
+
+def use_bluestein(n, dtype):
+    """The measured choice for a length n that is not a power of two: a Bluestein
+    convolution on the power-of-two kernel for float32 lengths with a large prime factor,
+    pocketfft (NumPy) otherwise."""
+    return (np.dtype(dtype) == np.float32 and n >= BLUESTEIN_MIN_N
+            and _largest_prime_factor(n) >= BLUESTEIN_MIN_FACTOR)
+
+
+_CHIRPS = {}
+
+
+def _chirp(n, dtype):
+    """(M, conj(c)[:n], FFT_M(b) / M) of Bluestein's algorithm, c_j = exp(i pi j^2 / n),
+    computed in float64 and rounded once to the complex dtype."""
+    key = (n, np.dtype(dtype).char)
+    ch = _CHIRPS.get(key)
+    if ch is None:
+        M = 1 << (2 * n - 2).bit_length()
+        j = np.arange(n, dtype=np.int64)
+        c = np.exp(1j * np.pi * ((j * j) % (2 * n)) / n)
+        b = np.zeros(M, np.complex128)
+        b[:n] = c
+        b[M - n + 1:] = c[1:][::-1]
+        ch = _CHIRPS[key] = (M, np.conj(c).astype(dtype), (np.fft.fft(b) / M).astype(dtype))
+    return ch
+
+
+def _bluestein(a, n, inverse, keep):
+    """First `keep` outputs of the length-n DFT (forward, or unnormalized inverse) along
+    the last axis of complex `a` (shape (..., n)), via a power-of-two convolution."""
+    M, cc, bf = _chirp(n, a.dtype)
+    w = np.zeros(a.shape[:-1] + (M,), a.dtype)
+    if inverse:
+        np.multiply(np.conj(a), cc, out=w[..., :n])
+    else:
+        np.multiply(a, cc, out=w[..., :n])
+    w = cfft(w)
+    w *= bf
+    w = cfft(w, inverse=True)
+    y = w[..., :keep] * cc[:keep]
+    return np.conj(y, out=y) if inverse else y
+
+
 def rfft(a, n=None, axis=-1, norm="backward"):
     """Real-input FFT along `axis` (NumPy semantics): float32 -> complex64,
-    float64 -> complex128. Any strides; power-of-two n use the Numba kernel."""
+    float64 -> complex128. Any strides; power-of-two n use the Numba kernel, lengths with
+    a large prime factor a Bluestein convolution on it, the others pocketfft (NumPy)."""
     a = np.asarray(a)
     if a.dtype not in (np.float32, np.float64):
         a = a.astype(np.float32 if a.dtype == np.float16 else np.float64)
     axis = axis % a.ndim
     m = a.shape[axis]
     n = m if n is None else n
-    if not _is_pow2(n):
-        # pocketfft through NumPy for the other sizes: see docs/fft.md for the
-        # measurement against a Bluestein path on the power-of-two kernel.
-        return np.fft.rfft(a, n, axis, norm)
-    v = _last_axis(a, axis, m, n, 0)
     cdt = np.result_type(a.dtype, np.complex64)
-    nc = n // 2
-    out = np.empty(v.shape[:-1] + (nc + 1,), cdt)
-    if out.size:
-        flat, offs, es = _rows(v)
-        _launch("rfft", flat, offs, es, out.reshape(-1).view(a.dtype), 2 * (nc + 1), nc,
-                a.dtype, _scale(norm, n, False))
+    if not _is_pow2(n):
+        if not use_bluestein(n, a.dtype):
+            return np.fft.rfft(a, n, axis, norm)
+        v = _last_axis(a, axis, m, n, 0)
+        y = _bluestein(v.astype(cdt), n, False, n // 2 + 1)
+        y *= _scale(norm, n, False)
+        return np.moveaxis(y, -1, axis)
+    v = _last_axis(a, axis, m, n, 0)
+    out, flat, offs, es, olen, nc, rdt = _rows_of(v, n, RFFT, n // 2 + 1, cdt)
+    if flat is not None:
+        _launch(RFFT, flat, offs, es, out.reshape(-1).view(rdt), olen, nc, rdt,
+                _scale(norm, n, False))
     return np.moveaxis(out, -1, axis)
 
 
@@ -743,14 +842,20 @@ def irfft(a, n=None, axis=-1, norm="backward"):
     axis = axis % a.ndim
     m = a.shape[axis]
     n = 2 * (m - 1) if n is None else n
+    rdt = a.real.dtype
     if not _is_pow2(n):
-        return np.fft.irfft(a, n, axis, norm)
+        if not use_bluestein(n, rdt):
+            return np.fft.irfft(a, n, axis, norm)
+        h = _last_axis(a, axis, m, n // 2 + 1, 0)
+        full = np.empty(h.shape[:-1] + (n,), a.dtype)       # the Hermitian extension
+        full[..., :n // 2 + 1] = h
+        np.conj(h[..., 1:(n + 1) // 2][..., ::-1], out=full[..., n // 2 + 1:])
+        y = _bluestein(full, n, True, n).real * _scale(norm, n, True)
+        return np.moveaxis(y.astype(rdt, copy=False), -1, axis)
     nc = n // 2
     v = _last_axis(a, axis, m, nc + 1, 0)
-    rdt = a.real.dtype
-    out = np.empty(v.shape[:-1] + (n,), rdt)
-    if out.size:
-        flat, offs, es = _rows(v)
-        _launch("irfft", flat.view(rdt), 2 * offs, 2 * es, out.reshape(-1), n, nc, rdt,
+    out, flat, offs, es, olen, _, _ = _rows_of(v, n, IRFFT, n, rdt)
+    if flat is not None:
+        _launch(IRFFT, flat, offs, es, out.reshape(-1), olen, nc, rdt,
                 _scale(norm, n, True))
     return np.moveaxis(out, -1, axis)
