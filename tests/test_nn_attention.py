@@ -158,7 +158,12 @@ def test_attention_half(dname):
                  dname)
 
 
-def test_attention_gqa():
+@pytest.mark.parametrize("flash", [False, True])
+def test_attention_gqa(flash, monkeypatch):
+    if flash:
+        monkeypatch.setattr(_attention_np, "_MATERIALIZE_MAX", 16)
+        monkeypatch.setattr(_attention_np, "_BQ", 4)
+        monkeypatch.setattr(_attention_np, "_BK", 4)
     rng = np.random.default_rng(8)
     q, k, v = _case(rng, (2, 6, 7, 4), (2, 2, 9, 4), (2, 2, 9, 5), "float64")
     got = sdpa(xp.asarray(q), xp.asarray(k), xp.asarray(v), enable_gqa=True)

@@ -39,7 +39,8 @@ def ref_conv_transpose(x, w, b, stride, pad, opad, dil, groups):
     Cog, ks = w.shape[1], w.shape[2:]
     Cig = Cin // groups
     isp = x.shape[2:]
-    full = [(i - 1) * s + d * (k - 1) + 1 + op for i, s, d, k, op in zip(isp, stride, dil, ks, opad)]
+    full = [(i - 1) * s + d * (k - 1) + 1 + op
+            for i, s, d, k, op in zip(isp, stride, dil, ks, opad)]
     out = np.zeros((N, Cog * groups, *full))
     for tap in np.ndindex(*ks):
         sl = tuple(slice(t * d, t * d + s * (i - 1) + 1, s)
@@ -409,7 +410,8 @@ def test_conv_transpose_against_torch(n, seed):
     stride = tuple(int(v) for v in rng.integers(1, 3, n))
     dil = tuple(int(v) for v in rng.integers(1, 3, n))
     opad = tuple(int(rng.integers(0, max(s, d))) for s, d in zip(stride, dil))
-    x = rng.standard_normal((2, cin) + tuple(int(v) for v in rng.integers(2, 6, n))).astype(np.float32)
+    sp = tuple(int(v) for v in rng.integers(2, 6, n))
+    x = rng.standard_normal((2, cin) + sp).astype(np.float32)
     w = rng.standard_normal((cin, cout_g) + ks).astype(np.float32)
     ref = getattr(F, f"conv_transpose{n}d")(torch.from_numpy(x), torch.from_numpy(w), None,
                                             stride, 0, opad, groups, dil).numpy()

@@ -55,7 +55,8 @@ def ref_avg_pool(x, ks, st, pad, ceil, include_pad, divisor):
         chi = [min(h, s) for h, s in zip(hi, sp)]
         win = x[(slice(None), slice(None)) + tuple(slice(l, h) for l, h in zip(clo, chi))]
         total = win.reshape(win.shape[:2] + (-1,)).sum(-1)
-        count = divisor or (size_pad if include_pad else int(np.prod([h - l for l, h in zip(clo, chi)])))
+        size_in = int(np.prod([h - l for l, h in zip(clo, chi)]))
+        count = divisor or (size_pad if include_pad else size_in)
         out[(slice(None), slice(None)) + o] = total / count if win.size else 0.0
     return out
 
@@ -156,8 +157,8 @@ def test_pools_any_layout(kind):
     got, idx = nn.max_pool2d(a, (3, 2), 2, (1, 0), (1, 2), ceil_mode=True, return_indices=True)
     np.testing.assert_array_equal(np_of(got), ref)
     np.testing.assert_array_equal(np.array(idx._arr), ridx)
-    assert_close(nn.avg_pool2d(a, 3, 2, 1), ref_avg_pool(x, (3, 3), (2, 2), (1, 1), False, True, None),
-                 "float64")
+    assert_close(nn.avg_pool2d(a, 3, 2, 1),
+                 ref_avg_pool(x, (3, 3), (2, 2), (1, 1), False, True, None), "float64")
     assert_close(nn.adaptive_avg_pool2d(a, (4, 3)), ref_adaptive(x, (4, 3), "avg")[0], "float64")
 
 
@@ -170,8 +171,8 @@ def test_max_pool_large_parallel():
     np.testing.assert_array_equal(np.array(idx._arr)[:1, :2], ridx)
     # every window's max, checked by a gather through the indices
     flat = x.reshape(4, 16, -1)
-    np.testing.assert_array_equal(np.take_along_axis(flat, np.array(idx._arr).reshape(4, 16, -1), 2),
-                                  np.array(got._arr).reshape(4, 16, -1))
+    winners = np.take_along_axis(flat, np.array(idx._arr).reshape(4, 16, -1), 2)
+    np.testing.assert_array_equal(winners, np.array(got._arr).reshape(4, 16, -1))
 
 
 # ------------------------------------------------------------------------ avg pooling

@@ -209,8 +209,9 @@ def wino_input(xp, Hp, Wp, ntr, TW, V):
     xp: zero-padded input block (C, Hp, Wp) flat; V: (16, C, ntr*TW) C-contiguous.
     Returns False when the block holds an inf or NaN (or a sum overflows): the transforms
     would then spread NaN to outputs whose window does not contain it (inf - inf), so
-    the caller computes that block another way. The column transform runs on whole rows (contiguous, vectorized), then the row
-    transform per tile: 3.2x faster than transforming tile by tile."""
+    the caller computes that block another way. The column transform runs on whole rows
+    (contiguous, vectorized), then the row transform per tile: 3.2x faster than
+    transforming tile by tile."""
     C = V.shape[1]
     T = V.shape[2]
     Vf = V.reshape(-1)

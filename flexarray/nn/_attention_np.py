@@ -23,7 +23,6 @@ _MATERIALIZE_MAX = 1 << 18
 _BQ = 256  # flash query block
 _BK = 2048  # flash key/value tile (fewer, larger tiles: less per-tile overhead)
 _PAR_MIN_FLOPS = 1 << 25  # ~0.3 ms of GEMM: below, one thread (waking workers ~30-100 us)
-_PRESCALE = True
 
 
 def sdpa(q, k, v, mask, is_causal, scale, gqa_rep):
@@ -62,7 +61,7 @@ def sdpa(q, k, v, mask, is_causal, scale, gqa_rep):
 
     # Without a mask the scale goes into the queries (one small pass per item) and the
     # kernel's max pass over the scores becomes read-only.
-    prescale = not mkind and _PRESCALE
+    prescale = not mkind
     kscale = dtype.type(1) if prescale else scale
 
     def scaled_q(b0, b1, r0, r1):
@@ -74,6 +73,9 @@ def sdpa(q, k, v, mask, is_causal, scale, gqa_rep):
     def kv(b0, b1):
         if gqa_rep == 1:
             return k[b0:b1], v[b0:b1]
+        if b1 - b0 == 1:  # one query head: a view of its key/value head
+            h = b0 // gqa_rep
+            return k[h:h + 1], v[h:h + 1]
         sel = np.arange(b0, b1) // gqa_rep
         return k[sel], v[sel]
 
