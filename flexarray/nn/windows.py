@@ -25,9 +25,13 @@ def unfold(x, axis, size, step=1):
     if type(x) is not _array.Array:
         C.check_array(x, "unfold", "x")
     nd = x._arr
-    if nd.ndim == 0:
+    ndim = nd.ndim
+    if ndim == 0:
         raise ValueError("unfold: 'x' must have at least one dimension, got a 0-d array")
-    ax = normalize_axis(axis, nd.ndim, "unfold", "axis")
+    if type(axis) is int and -ndim <= axis < ndim:  # the common case, without a call
+        ax = axis % ndim
+    else:
+        ax = normalize_axis(axis, ndim, "unfold", "axis")
     if type(size) is not int:
         size = C._int(size, "unfold", "size")
     if type(step) is not int:
@@ -39,20 +43,23 @@ def unfold(x, axis, size, step=1):
     if step < 1:
         raise ValueError(f"unfold: 'step' must be positive, got {step}")
     st = nd.strides
-    if nd.ndim == 1:
+    if ndim == 1:
         shape = ((n - size) // step + 1, size)
         strides = (st[0] * step, st[0])
     else:
         shape = nd.shape[:ax] + ((n - size) // step + 1,) + nd.shape[ax + 1:] + (size,)
         strides = st[:ax] + (st[ax] * step,) + st[ax + 1:] + (st[ax],)
     w = None
-    if nd.flags.c_contiguous:
+    flags = nd.flags
+    if flags.c_contiguous:
         # ~1 us: a new header on the same memory (np.lib.stride_tricks.as_strided: ~7 us)
         try:
             w = np.ndarray(shape, nd.dtype, buffer=nd, strides=strides)
         except (TypeError, ValueError, BufferError):
             w = None
+        else:
+            if flags.writeable:  # (a read-only source already gives a read-only view)
+                w.flags.writeable = False
     if w is None:
         w = np.lib.stride_tricks.as_strided(nd, shape, strides, writeable=False)
-    w.flags.writeable = False
-    return _array.view_of(x, w)
+XX
