@@ -62,4 +62,4 @@ def unfold(x, axis, size, step=1):
                 w.flags.writeable = False
     if w is None:
         w = np.lib.stride_tricks.as_strided(nd, shape, strides, writeable=False)
-XX
+    return _array.view_of(x, w)  # shares x's buffer: writes copy first (value model)
