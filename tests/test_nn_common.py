@@ -98,3 +98,38 @@ def test_signatures_match_torch():
     for name, params in TORCH_PARAMS.items():
         ours = list(inspect.signature(getattr(nn, name)).parameters)[1:]
         assert ours == params, name
+
+
+def test_concurrent_calls_from_threads():
+    """Two Python threads running large (worker-parallel) nn calls at once get the same
+    results as one at a time, and BLAS gets its thread count back afterwards."""
+    import threading
+    import flexarray.nn as nn
+    rng = np.random.default_rng(0)
+    x = xp.asarray(rng.standard_normal((4, 16, 40, 40)).astype(np.float32))
+    w = xp.asarray(rng.standard_normal((16, 16, 3, 3)).astype(np.float32))
+    q = xp.asarray(rng.standard_normal((8, 300, 32)).astype(np.float32))
+    calls = [lambda: nn.conv2d(x, w, padding=1), lambda: nn.conv2d(x, w, stride=2),
+             lambda: nn.scaled_dot_product_attention(q, q, q, is_causal=True),
+             lambda: nn.max_pool2d(x, 3, 1, 1)]
+    expected = [np_of(c()) for c in calls]
+    threadpoolctl = __import__("pytest").importorskip("threadpoolctl")
+    before = [i["num_threads"] for i in threadpoolctl.threadpool_info()]
+    results, errors = {}, []
+
+    def worker(i):
+        try:
+            for _ in range(3):
+                results[i] = np_of(calls[i]())
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(calls))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    for i, e in enumerate(expected):
+        np.testing.assert_array_equal(results[i], e)
+    assert [i["num_threads"] for i in threadpoolctl.threadpool_info()] == before
