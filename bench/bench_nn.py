@@ -132,7 +132,7 @@ def main():
     rng = np.random.default_rng(0)
     print(f"torch {torch.__version__ if torch else '-'} threads "
           f"{torch.get_num_threads() if torch else '-'}, numpy {np.__version__}, "
-          f"{os.cpu_count()} CPUs\n")
+          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start\n")
     print("| case | flexarray | torch | NumPy | torch / flexarray | NumPy / flexarray |")
     print("|---|---:|---:|---:|---:|---:|")
     for name, f_fx, f_t, f_np, args, reps in cases(rng):
@@ -157,6 +157,7 @@ def main():
             return f"{s * 1e3:.3f} ms" if s >= 1e-4 else f"{s * 1e6:.2f} us"
         print(f"| {name} | {fmt(best['fx'])} | {fmt(best['t'])} | {fmt(best['np'])} | "
               f"{best['t'] / best['fx']:.2f} | {best['np'] / best['fx']:.2f} |", flush=True)
+    print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
 
 
 if __name__ == "__main__":
