@@ -157,6 +157,7 @@ def test_large_sums_are_pairwise_accurate_and_thread_independent(axes, monkeypat
         a = np.ascontiguousarray(np.tile(a, (32, 1))[:, :64])  # 65536 rows per column
     exact = np.sum(a.astype(np.float64), axis=axes)
     results = []
+    monkeypatch.setattr(R, "PARALLEL_MIN", 0)
     for nthreads in (1, 2, 3):
         monkeypatch.setattr(R, "NTHREADS", nthreads)
         results.append(R.reduce("sum", a, axes))

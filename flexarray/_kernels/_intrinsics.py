@@ -19,6 +19,7 @@ Layout prep (plain Python, ~5 us):
 - :func:`serial_and_parallel` builds a serial and a ``parallel=True`` dispatcher from one
   module-level body (distinct cache entries; Numba's disk cache keys on the qualified name).
 """
+import itertools
 import os
 import threading
 import types as _types
@@ -33,7 +34,7 @@ from numba.np.numpy_support import as_dtype
 
 from flexarray._kernels import kernel, parallel_kernel
 
-__all__ = ["PLAIN", "F16", "BF16", "element_kind", "load_as", "cast_like", "f16_load", "f16_store", "bf16_load", "bf16_store", "f32_bits", "bits_f32",
+__all__ = ["fpext_half", "fptrunc_half", "PLAIN", "F16", "BF16", "element_kind", "load_as", "cast_like", "f16_load", "f16_store", "bf16_load", "bf16_store", "f32_bits", "bits_f32",
            "as_readonly", "gather", "flat_view", "plan", "serial_and_parallel", "run_split", "RANK",
            "NTHREADS"]
 
@@ -42,14 +43,16 @@ RANK = 4  # kernels take shape/stride tuples of exactly this length
 
 # ---------------------------------------------------------------- bit casts and converters
 @intrinsic
-def _fpext_half(typingctx, u):
+def fpext_half(typingctx, u):
+    """float16 bits -> float32 by the hardware (signaling NaNs come out quiet)."""
     def codegen(context, builder, signature, args):
         return builder.fpext(builder.bitcast(args[0], ir.HalfType()), ir.FloatType())
     return types.float32(types.uint16), codegen
 
 
 @intrinsic
-def _fptrunc_half(typingctx, f):
+def fptrunc_half(typingctx, f):
+    """float32 -> float16 bits by the hardware, round to nearest even (NaNs come out quiet)."""
     def codegen(context, builder, signature, args):
         return builder.bitcast(builder.fptrunc(args[0], ir.HalfType()), ir.IntType(16))
     return types.uint16(types.float32), codegen
@@ -96,7 +99,7 @@ def gather(src, p, s, k, tmp):
 @register_jitable
 def f16_load(u):
     """float16 bits -> float32 (exact; signaling NaNs kept as NumPy keeps them)."""
-    x = _fpext_half(u)
+    x = fpext_half(u)
     # The hardware sets the quiet bit of a NaN; NumPy copies it from the half. Written as a
     # select (a branch here stops vectorization: 5x slower).
     b = f32_bits(x)
@@ -107,7 +110,7 @@ def f16_load(u):
 @register_jitable
 def f16_store(x):
     """float32 -> float16 bits, round to nearest even (NaN payloads as NumPy truncates them)."""
-    h = _fptrunc_half(x)
+    h = fptrunc_half(x)
     b = f32_bits(x)
     n = np.uint16(((b >> np.uint32(16)) & np.uint32(0x8000)) | np.uint32(0x7C00)
                   | ((b >> np.uint32(13)) & np.uint32(0x03FF)))
@@ -198,6 +201,8 @@ try:
     NTHREADS = len(os.sched_getaffinity(0))
 except AttributeError:  # pragma: no cover - not Linux
     NTHREADS = os.cpu_count() or 1
+if os.environ.get("FLEXARRAY_NUM_THREADS", "").isdigit():
+    NTHREADS = max(1, int(os.environ["FLEXARRAY_NUM_THREADS"]))
 _pool = None
 _pool_lock = threading.Lock()
 
@@ -213,23 +218,34 @@ def _get_pool():
     return _pool
 
 
-def run_split(fn, args, total, nthreads):
-    """Run ``fn(*args, lo, hi)`` over the work items ``[0, total)`` on ``nthreads`` threads.
+def run_split(fn, args, total, nthreads, pieces_per_thread=8):
+    """Run ``fn(*args, lo, hi)`` over the work items ``[0, total)`` on up to ``nthreads``.
 
-    ``fn`` is a ``nogil`` serial kernel; the calling thread takes the first share. Python
-    threads instead of ``parallel=True`` keep one compiled specialization per kernel (a
-    parallel build compiles 2-3x longer) and cost ~20-40 us per call, so callers use it only
-    above a measured size.
+    ``fn`` is a ``nogil`` serial kernel. The items are cut into ``pieces_per_thread`` pieces
+    per thread which the calling thread and pool threads take in turn, so a helper thread
+    that the OS schedules late (a busy machine) costs little: the caller does its share.
+    Python threads instead of ``parallel=True`` keep one compiled specialization per kernel
+    (a parallel build compiles 2-3x longer).
     """
     nthreads = max(1, min(nthreads, total))
     if nthreads == 1:
         fn(*args, 0, total)
         return
-    bounds = [total * i // nthreads for i in range(nthreads + 1)]
+    npieces = min(total, nthreads * pieces_per_thread)
+    bounds = [total * i // npieces for i in range(npieces + 1)]
+    counter = itertools.count()  # next() is atomic under the GIL
+
+    def worker():
+        while True:
+            i = next(counter)
+            if i >= npieces:
+                return
+            fn(*args, bounds[i], bounds[i + 1])
+
     pool = _get_pool()
-    futures = [pool.submit(fn, *args, bounds[i], bounds[i + 1]) for i in range(1, nthreads)]
+    futures = [pool.submit(worker) for _ in range(nthreads - 1)]
     try:
-        fn(*args, bounds[0], bounds[1])
+        worker()
     finally:
         for f in futures:
             f.result()

@@ -21,14 +21,17 @@ Entry points (NumPy level; no validation, the frontend has checked dtypes and sh
 Measured (2 cores, 16M elements): float16 add ~30x NumPy's float16 add single-threaded;
 see bench/bench_kernels.py. Cold compile: ~0.5 s per (dtype, serial/parallel) binary kernel.
 """
-import numpy as np
+from typing import NamedTuple
+
 import ml_dtypes
+import numpy as np
 from numba import prange, types
 from numba.extending import overload, register_jitable
 
 from flexarray._kernels import kernel
 from flexarray._kernels._intrinsics import (NTHREADS, as_readonly, bf16_load, bf16_store,
-                                            f16_load, f16_store, flat_view, plan, run_split)
+                                            f16_load, f16_store, flat_view, fpext_half,
+                                            fptrunc_half, plan, run_split)
 
 __all__ = ["binary", "binary_flat", "to_float32", "from_float32", "convert_into",
            "convert_flat", "OPS", "HALF_DTYPES"]
@@ -41,9 +44,9 @@ _VIEW = {FLOAT16: np.dtype(np.uint16), BFLOAT16: np.dtype(np.int16)}
 
 OPS = {"add": 0, "subtract": 1, "multiply": 2, "divide": 3, "maximum": 4, "minimum": 5}
 
-# Python threads split work from this many elements on (a hand-off costs ~20-40 us; 16-bit
-# elementwise work is memory-bound). Measured: 2 threads gain from ~1M elements.
-PARALLEL_MIN = 1 << 20
+# Threads: None = never. This work is memory-bound (16M-element float16 add: ~3.4 ms on one
+# thread, ~29 GB/s); a second thread measured 0.4-0.95x on this shared 2-core machine.
+PARALLEL_MIN = None
 _CHUNK = 1 << 14  # elements of the innermost dim per work item
 _BLOCK = 2048     # strided operands are staged through contiguous scratch blocks of this size
 
@@ -75,19 +78,115 @@ def _half_store_impl(x, like):
     return None
 
 
+# Op tags: inside the kernel the runtime ``op`` picks one loop per op, each compiled with its
+# op fixed (an empty NamedTuple's class is part of its Numba type). One loop with a branch
+# on ``op`` inside was unswitched by LLVM for "add" only: the other ops ran 2x slower.
+class _Add(NamedTuple):
+    pass
+
+
+class _Sub(NamedTuple):
+    pass
+
+
+class _Mul(NamedTuple):
+    pass
+
+
+class _Div(NamedTuple):
+    pass
+
+
+class _Max(NamedTuple):
+    pass
+
+
+class _Min(NamedTuple):
+    pass
+
+
+_ADD, _SUB, _MUL, _DIV, _MAX, _MIN = _Add(), _Sub(), _Mul(), _Div(), _Max(), _Min()
+
+
+def _apply(tag, x, y):
+    """``op(x, y)`` for an op tag."""
+
+
+@overload(_apply)
+def _apply_impl(tag, x, y):
+    return {
+        _Add: lambda tag, x, y: x + y,
+        _Sub: lambda tag, x, y: x - y,
+        _Mul: lambda tag, x, y: x * y,
+        _Div: lambda tag, x, y: x / y,
+    }[tag.instance_class]
+
+
+def _takes_first(tag, x, y):
+    """NumPy's maximum/minimum pick the first operand: on ties, and when it is NaN."""
+
+
+@overload(_takes_first)
+def _takes_first_impl(tag, x, y):
+    if tag.instance_class is _Max:
+        return lambda tag, x, y: (x >= y) | (x != x)
+    return lambda tag, x, y: (x <= y) | (x != x)
+
+
+def _arith_load(u):
+    """float16 bits -> float32 without the NaN fix-up: a signaling NaN comes out quiet,
+    which arithmetic does anyway (2x faster than ``f16_load``)."""
+
+
+def _arith_store(x, like):
+    """float32 -> float16 bits without the NaN fix-up: arithmetic results are quiet NaNs,
+    which the hardware rounds exactly as NumPy does."""
+
+
+@overload(_arith_load)
+def _arith_load_impl(u):
+    if u == types.uint16:
+        return lambda u: fpext_half(u)
+    return lambda u: half_load(u)
+
+
+@overload(_arith_store)
+def _arith_store_impl(x, like):
+    if like == types.uint16:
+        return lambda x, like: fptrunc_half(x)
+    return lambda x, like: half_store(x, like)
+
+
 @register_jitable
-def _apply(op, x, y):
+def _select_loop(tag, av, bv, ov):
+    """maximum/minimum: compare as float32, copy the winner's bits (exact, NaN payloads
+    included, with no rounding step)."""
+    for i in range(ov.size):
+        ov[i] = av[i] if _takes_first(tag, _arith_load(av[i]), _arith_load(bv[i])) else bv[i]
+
+
+@register_jitable
+def _arith_loop(tag, av, bv, ov):
+    """add/subtract/multiply/divide: their results are bit-identical with the fast
+    converters (maximum/minimum pass NaN inputs through and need the exact ones)."""
+    for i in range(ov.size):
+        ov[i] = _arith_store(_apply(tag, _arith_load(av[i]), _arith_load(bv[i])), ov[0])
+
+
+@register_jitable
+def _binary_block(op, av, bv, ov):
     if op == 0:
-        return x + y
-    if op == 1:
-        return x - y
-    if op == 2:
-        return x * y
-    if op == 3:
-        return x / y
-    if op == 4:  # NumPy's maximum: first operand on ties, NaN propagates
-        return x if (x >= y or x != x) else y
-    return x if (x <= y or x != x) else y
+        _arith_loop(_ADD, av, bv, ov)
+    elif op == 1:
+        _arith_loop(_SUB, av, bv, ov)
+    elif op == 2:
+        _arith_loop(_MUL, av, bv, ov)
+    elif op == 3:
+        _arith_loop(_DIV, av, bv, ov)
+    elif op == 4:
+        _select_loop(_MAX, av, bv, ov)
+    else:
+        _select_loop(_MIN, av, bv, ov)
 
 
 @register_jitable
@@ -98,12 +197,6 @@ def _gather(src, p, s, k, tmp):
     for i in range(k):
         tmp[i] = src[np.uint64(p + i * s)]
     return as_readonly(tmp[:k])
-
-
-@register_jitable
-def _binary_block(op, av, bv, ov):
-    for i in range(ov.size):
-        ov[i] = half_store(_apply(op, half_load(av[i]), half_load(bv[i])), ov[0])
 
 
 def _binary_kernel(op, a, ao, sa, b, bo, sb, o, oo, so, shape, lo, hi):
@@ -203,7 +296,8 @@ def _launch(fn, args, shape):
     if n == 0:
         return
     items = shape[0] * shape[1] * shape[2] * ((shape[3] + _CHUNK - 1) // _CHUNK)
-    run_split(fn, args + (shape,), items, NTHREADS if n >= PARALLEL_MIN else 1)
+    big = PARALLEL_MIN is not None and n >= PARALLEL_MIN
+    run_split(fn, args + (shape,), items, NTHREADS if big else 1)
 
 
 def binary_flat(op, shape, a, ao, sa, b, bo, sb, out, oo, so):
