@@ -89,12 +89,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, is_causal=Fa
                          f"value {v.shape} do not broadcast (for grouped-query attention "
                          f"pass enable_gqa=True)") from None
 
-    cdt = C.compute_dtype(result)
-    qn = _batch3(q, qbatch, cdt)
-    kn = _batch3(k, kvbatch, cdt)
-    vn = _batch3(v, kvbatch, cdt)
-
-    mask = None
     if attn_mask is not None:
         C.check_array(attn_mask, _F, "attn_mask")
         md = attn_mask.dtype
@@ -106,7 +100,12 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, is_causal=Fa
         if not ok:
             raise ValueError(f"{_F}: 'attn_mask' of shape {attn_mask.shape} does not "
                              f"broadcast to (..., L, S) = {target}")
-        mask = _attention_np.flat_mask(attn_mask._arr, qbatch, cdt)
+
+    cdt = C.compute_dtype(result)
+    mask = None if attn_mask is None else _attention_np.flat_mask(attn_mask._arr, qbatch, cdt)
+    qn = _batch3(q, qbatch, cdt)
+    kn = _batch3(k, kvbatch, cdt)
+    vn = _batch3(v, kvbatch, cdt)
     out = _attention_np.sdpa(qn, kn, vn, mask, bool(is_causal), scale, rep)
     return C.finish(out.reshape(qbatch + (L, Ev)), result)
 

@@ -12,6 +12,7 @@ __all__ = [f"{kind}_pool{n}d" for kind in ("max", "avg", "adaptive_avg", "adapti
 
 
 def _input(n, func, x):
+    """Checks x; returns (spatial shape, unbatched, a function giving x as 5-D NumPy)."""
     C.check_array(x, func, "x")
     if not C.dt.is_real_floating(x.dtype):
         raise TypeError(f"{func}: 'x' must have a real floating-point dtype, got {x.dtype}")
@@ -23,11 +24,11 @@ def _input(n, func, x):
     if any(s == 0 for s in spatial):
         raise ValueError(f"{func}: spatial dimensions of 'x' must be non-zero, got shape "
                          f"{x.shape}")
-    cdt = C.compute_dtype(x.dtype)
-    xn = C.to_compute(x, cdt)
-    if unbatched:
-        xn = xn[None]
-    return C.to5d(xn, n), spatial, unbatched
+
+    def operand():  # converted only once every parameter is checked
+        xn = C.to_compute(x, C.compute_dtype(x.dtype))
+        return C.to5d(xn[None] if unbatched else xn, n)
+    return spatial, unbatched, operand
 
 
 def _window_params(n, func, kernel_size, stride, padding, dilation):
@@ -52,12 +53,12 @@ def _out_check(func, x, osp, ks, pad, dil):
 
 def _max_pool(n, func, x, kernel_size, stride, padding, dilation, ceil_mode,
               return_indices):
-    xn, spatial, unbatched = _input(n, func, x)
+    spatial, unbatched, operand = _input(n, func, x)
     ks, st, pad, dil = _window_params(n, func, kernel_size, stride, padding, dilation)
     osp = tuple(_pool_np.pool_out_size(s, k, t, p, d, bool(ceil_mode))
                 for s, k, t, p, d in zip(spatial, ks, st, pad, dil))
     _out_check(func, x, osp, ks, pad, dil)
-    out, idx = _pool_np.max_pool3d(xn, C.pad3(ks, n, 1), C.pad3(st, n, 1), C.pad3(pad, n, 0),
+    out, idx = _pool_np.max_pool3d(operand(), C.pad3(ks, n, 1), C.pad3(st, n, 1), C.pad3(pad, n, 0),
                                    C.pad3(dil, n, 1), bool(ceil_mode), bool(return_indices))
     res = _unpad(out, n, unbatched)
     res = C.finish(res, x.dtype)
@@ -73,7 +74,7 @@ def _unpad(a, n, unbatched):
 
 def _avg_pool(n, func, x, kernel_size, stride, padding, ceil_mode, count_include_pad,
               divisor_override):
-    xn, spatial, unbatched = _input(n, func, x)
+    spatial, unbatched, operand = _input(n, func, x)
     ks, st, pad, _ = _window_params(n, func, kernel_size, stride, padding, 1)
     if divisor_override is not None:
         divisor_override = C._int(divisor_override, func, "divisor_override")
@@ -82,13 +83,13 @@ def _avg_pool(n, func, x, kernel_size, stride, padding, ceil_mode, count_include
     osp = tuple(_pool_np.pool_out_size(s, k, t, p, 1, bool(ceil_mode))
                 for s, k, t, p in zip(spatial, ks, st, pad))
     _out_check(func, x, osp, ks, pad, (1,) * n)
-    out = _pool_np.avg_pool3d(xn, C.pad3(ks, n, 1), C.pad3(st, n, 1), C.pad3(pad, n, 0),
+    out = _pool_np.avg_pool3d(operand(), C.pad3(ks, n, 1), C.pad3(st, n, 1), C.pad3(pad, n, 0),
                               bool(ceil_mode), bool(count_include_pad), divisor_override)
     return C.finish(_unpad(out, n, unbatched), x.dtype)
 
 
 def _adaptive(n, func, x, output_size, mode):
-    xn, spatial, unbatched = _input(n, func, x)
+    spatial, unbatched, operand = _input(n, func, x)
     if isinstance(output_size, (tuple, list)):
         if len(output_size) != n:
             raise ValueError(f"{func}: 'output_size' must be an int or a tuple of {n} ints "
@@ -99,7 +100,7 @@ def _adaptive(n, func, x, output_size, mode):
         osz = (C._int(output_size, func, "output_size"),) * n
     if any(o < 1 for o in osz):
         raise ValueError(f"{func}: 'output_size' must be positive, got {output_size!r}")
-    out, idx = _pool_np.adaptive_pool3d(xn, C.pad3(osz, n, 1), mode)
+    out, idx = _pool_np.adaptive_pool3d(operand(), C.pad3(osz, n, 1), mode)
     res = C.finish(_unpad(out, n, unbatched), x.dtype)
     if mode == "argmax":
         return res, C.wrap(_unpad(idx, n, unbatched))
