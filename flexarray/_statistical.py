@@ -211,7 +211,8 @@ def mean(x, /, *, axis=None, keepdims=False):
 
 
 def _check_correction(func, correction):
-    if type(correction) is builtins.bool or not isinstance(correction, (int, float)):
+    if isinstance(correction, (builtins.bool, np.bool_)) or not isinstance(
+            correction, (int, float, np.integer, np.floating)):
         raise TypeError(f"{func}: 'correction' must be a real Python number, got "
                         f"{type(correction).__name__}")
     return correction
