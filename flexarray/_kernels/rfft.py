@@ -26,6 +26,7 @@ Indices are uint64: a signed computed index makes Numba emit a negative-index wr
 select that stops vectorization.
 """
 import math
+import threading
 
 import numpy as np
 from llvmlite import ir
@@ -483,21 +484,25 @@ def _copy_lanes(are, aim, lda, a0, bre, bim, ldb, b0, n, w):
 
 ROWS, XLOAD, COLS, ROWSFFT, OUT, SMALL = -1, 0, 1, 2, 3, 4
 RFFT, IRFFT, CFFT, ICFFT = 0, 1, 2, 3       # transform kinds
-CHUNK = 1 << 13     # complex elements of one lane-FFT task (64 KiB float32, 128 KiB float64)
+# Complex elements of one lane-FFT chunk: 512 KiB float32, 1 MiB float64 (L2). Measured on
+# 2^19-point rows: chunks of 2^13 / 2^14 / 2^15 / 2^16 -> 4.6 / 7.7 / 8.5 / 2.5 ms (float32)
+# and 13.9 / 13.6 / 9.6 / 5.7 ms (float64): wide chunks read whole cache lines and pages.
+CHUNK = 1 << 16
 SPAN = 1 << 14      # elements of one XLOAD / OUT task
 
 
 @kernel(inline="always")
-def _phase_tasks(kind, phase, n1, n2, nl):
-    """(number of tasks, task width) of a phase of one row."""
+def _phase_tasks(kind, phase, n1, n2, nl, ntmin):
+    """(number of tasks, task width) of a phase of one row; the FFT phases get at least
+    ntmin tasks where the lanes allow."""
     nc = n1 * n2
     if phase == XLOAD:
         return ((nc + SPAN) // SPAN if kind == IRFFT else 0), SPAN
     if phase == COLS:
-        w = max(nl, min(n2, CHUNK // n1 // nl * nl))
+        w = max(nl, min(n2 // ntmin, CHUNK // n1 // nl * nl))
         return n2 // w, w
     if phase == ROWSFFT:
-        w = max(nl, min(n1, CHUNK // n2 // nl * nl))
+        w = max(nl, min(n1 // ntmin, CHUNK // n2 // nl * nl))
         return n1 // w, w
     if phase == OUT:
         return (nc + SPAN - (0 if kind == RFFT else 1)) // SPAN, SPAN
@@ -517,7 +522,7 @@ def _scratch_len(n1, n2, nl, kind):
 def _unit(kind, mode, t, width, b, x, roffs, es, out, olen, pl, s,
           are, aim, qre, qim, zre, zim):
     """Transform `kind` of rows [t*width, (t+1)*width) (mode ROWS), or task t of phase
-    `mode` of row b. Input row b starts at x[roffs[b]], elements es apart; output row b
+    `mode` of row b, the phase split into at least `width` tasks (see _phase_tasks). Input row b starts at x[roffs[b]], elements es apart; output row b
     at out[b*olen] (contiguous), the result times s.
 
     RFFT: 2*nc reals -> nc+1 complex (interleaved). IRFFT: nc+1 complex (float pairs)
@@ -542,7 +547,7 @@ def _unit(kind, mode, t, width, b, x, roffs, es, out, olen, pl, s,
         p0, p1 = mode, mode + 1
     for rb in range(b, b1, 1 if rowwise else nl):
         for phase in range(p0, p1):
-            ntask, w = _phase_tasks(kind, phase, n1, n2, nl)
+            ntask, w = _phase_tasks(kind, phase, n1, n2, nl, 1 if mode == ROWS else width)
             ta, tb = (0, ntask) if mode == ROWS else (t, t + 1)
             for tt in range(ta, tb):
                 lo = tt * w
@@ -605,44 +610,31 @@ def _unit(kind, mode, t, width, b, x, roffs, es, out, olen, pl, s,
                     _copy_lanes(are, aim, w, 0, qre, qim, n1, lo, n2, w)
 
 
-@kernel(inline="always")
-def _scratch(pl, kind, private_only):
-    """Scratch pairs (a, q, z) for one thread; a only if `private_only` (the rest size 1)."""
-    n1 = pl[0].shape[0]
-    n2 = pl[3].shape[0]
-    dt = pl[1].dtype
-    la, lq, lz = _scratch_len(n1, n2, lanes(pl[1]), kind)
-    if private_only:
-        lq = lz = 1
-    return (np.empty(la, dt), np.empty(la, dt), np.empty(lq, dt), np.empty(lq, dt),
-            np.empty(lz, dt), np.empty(lz, dt))
-
-
 @parallel_kernel
-def run_parallel(kind, split, x, roffs, es, out, olen, pl, s, nchunks):
+def run_parallel(kind, split, x, roffs, es, out, olen, pl, s, nchunks, ws):
     """Transform `kind` (see _unit) of every row on all threads: the rows in nchunks chunks,
     or (`split`) each huge row in turn with the tasks of each phase spread over the
-    threads. One prange, so one parallel body to compile."""
+    threads. One prange, so one parallel body to compile. `ws`: the workspace of
+    :func:`workspace`, one row per thread (split rows share q and z: row 0)."""
     n1 = pl[0].shape[0]
     n2 = pl[3].shape[0]
     nl = lanes(pl[1])
     nrows = roffs.shape[0]
-    shared = _scratch(pl, kind, False)
     unit = nl if n2 == 1 else 1
     per_chunk = ((nrows + unit - 1) // unit + nchunks - 1) // nchunks * unit
     for b in range(nrows if split else 1):
         for phase in range(OUT + 1 if split else 1):
             if split:
                 mode = phase
-                ntask, width = _phase_tasks(kind, phase, n1, n2, nl)
+                width = 2 * nchunks
+                ntask, _ = _phase_tasks(kind, phase, n1, n2, nl, width)
             else:
                 mode, ntask, width = ROWS, nchunks, per_chunk
             for t in numba.prange(ntask):
-                are, aim, qre, qim, zre, zim = _scratch(pl, kind, split)
-                if split:
-                    qre, qim, zre, zim = shared[2], shared[3], shared[4], shared[5]
+                me = numba.get_thread_id()
+                sh = 0 if split else me
                 _unit(kind, mode, np.int64(t), width, b, x, roffs, es, out, olen, pl, s,
-                      are, aim, qre, qim, zre, zim)
+                      ws[0][me], ws[1][me], ws[2][sh], ws[3][sh], ws[4][sh], ws[5][sh])
 
 
 # ----------------------------------------------------------------------------------------
@@ -650,7 +642,7 @@ def run_parallel(kind, split, x, roffs, es, out, olen, pl, s, nchunks):
 
 _NORMS = ("backward", "ortho", "forward")
 PAR_MIN_WORK = 1 << 15      # reals per call below which one thread is faster
-BIG_MIN_NC = 1 << 14        # complex length from which a lone row is split over threads
+BIG_MIN_NC = 1 << 16        # complex length from which a lone row is split over threads
 
 
 def _is_pow2(n):
@@ -684,6 +676,27 @@ def _rows(v):
     return flat, offs, strides[-1]
 
 
+_WS = threading.local()
+
+
+def workspace(pl, kind, nthreads):
+    """Scratch of _unit for nthreads threads: six (nthreads, length) arrays. The last two
+    are kept per Python thread and reused: fresh multi-MiB buffers cost a page fault per
+    4 KiB on every call."""
+    la, lq, lz = _scratch_len(pl.n1, pl.n2, _nlanes(pl.dtype), kind)
+    key = (la, lq, lz, pl.dtype.char, nthreads)
+    cache = getattr(_WS, "cache", None)
+    if cache is None:
+        cache = _WS.cache = {}
+    ws = cache.pop(key, None)
+    if ws is None:
+        ws = tuple(np.empty((nthreads, k), pl.dtype) for k in (la, la, lq, lq, lz, lz))
+    cache[key] = ws
+    while len(cache) > 2:
+        del cache[next(iter(cache))]
+    return ws
+
+
 def _launch(kind, flat, offs, es, out, olen, nc, dtype, scale):
     """Run transform `kind` on the rows (serially below PAR_MIN_WORK, else on all threads:
     rows in parallel, or one huge row at a time split over the threads)."""
@@ -693,15 +706,17 @@ def _launch(kind, flat, offs, es, out, olen, nc, dtype, scale):
     nrows = offs.shape[0]
     nthreads = numba.get_num_threads()
     if nthreads < 2 or nrows * nc * 2 < PAR_MIN_WORK:
-        la, lq, lz = _scratch_len(pl.n1, pl.n2, _nlanes(dtype), kind)
-        scratch = [np.empty(k, dtype) for k in (la, la, lq, lq, lz, lz)]
-        _unit(kind, ROWS, 0, nrows, 0, flat, offs, es, out, olen, tup, scale, *scratch)
+        ws = workspace(pl, kind, 1)
+        _unit(kind, ROWS, 0, nrows, 0, flat, offs, es, out, olen, tup, scale,
+              *(w[0] for w in ws))
     elif pl.rowwise and nc >= BIG_MIN_NC and nrows < 2 * nthreads:
-        run_parallel(kind, True, flat, offs, es, out, olen, tup, scale, nthreads)
+        run_parallel(kind, True, flat, offs, es, out, olen, tup, scale, nthreads,
+                     workspace(pl, kind, nthreads))
     else:
         nl = _nlanes(dtype)
         nblk = nrows if pl.rowwise else (nrows + nl - 1) // nl
-        run_parallel(kind, False, flat, offs, es, out, olen, tup, scale, min(nthreads, nblk))
+        run_parallel(kind, False, flat, offs, es, out, olen, tup, scale, min(nthreads, nblk),
+                     workspace(pl, kind, nthreads))
 
 
 def _last_axis(a, axis, m, n, fill):
