@@ -27,7 +27,8 @@ import types as _types
 import ml_dtypes
 import numpy as np
 from llvmlite import ir
-from numba import types
+from numba import carray, types
+from numba.core import cgutils
 from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic, overload, register_jitable
 from numba.np.numpy_support import as_dtype
@@ -35,7 +36,7 @@ from numba.np.numpy_support import as_dtype
 from flexarray._kernels import kernel, parallel_kernel
 
 __all__ = ["fpext_half", "fptrunc_half", "PLAIN", "F16", "BF16", "element_kind", "load_as", "cast_like", "f16_load", "f16_store", "bf16_load", "bf16_store", "f32_bits", "bits_f32",
-           "as_readonly", "gather", "flat_view", "plan", "serial_and_parallel", "run_split", "RANK",
+           "as_readonly", "stack_array", "gather", "flat_view", "plan", "serial_and_parallel", "run_split", "RANK",
            "NTHREADS"]
 
 RANK = 4  # kernels take shape/stride tuples of exactly this length
@@ -82,6 +83,26 @@ def as_readonly(typingctx, arr):
     def codegen(context, builder, signature, args):
         return impl_ret_borrowed(context, builder, rtype, args[0])
     return rtype(arr), codegen
+
+
+@intrinsic
+def _stack_ptr(typingctx, n, like):
+    if not isinstance(n, types.IntegerLiteral):
+        return None
+    size = n.literal_value
+
+    def codegen(context, builder, signature, args):
+        return cgutils.alloca_once(builder, context.get_value_type(like), size=size)
+    return types.CPointer(like)(n, like), codegen
+
+
+@register_jitable
+def stack_array(n, like):
+    """A 1-D array of ``n`` (a compile-time constant) elements of ``like``'s type on the
+    stack. LLVM knows it aliases nothing, so loops over it vectorize without runtime checks
+    and small ones live in registers: lane accumulators on the heap measured 2-4x slower
+    (the unrolled lane loop stayed scalar)."""
+    return carray(_stack_ptr(n, like), (n,))
 
 
 @register_jitable

@@ -18,7 +18,8 @@ import numpy as np
 from numba.extending import register_jitable
 
 from flexarray._kernels import kernel
-from flexarray._kernels._intrinsics import NTHREADS, element_kind, flat_view, load_as, run_split
+from flexarray._kernels._intrinsics import (NTHREADS, element_kind, flat_view, load_as, run_split,
+                                            stack_array)
 
 __all__ = ["argmax", "argmin"]
 
@@ -117,8 +118,11 @@ _outer = kernel(_outer_kernel)
 
 
 @register_jitable
-def _scan_lanes(op, kind, proto, x, p, s, n, bv, bi):
-    """Index of the first extreme of ``x[p + i*s]``, ``i < n`` (n >= 1)."""
+def _scan_lanes(op, kind, proto, x, p, s, n):
+    """Index of the first extreme of ``x[p + i*s]``, ``i < n`` (n >= 1). Lanes live on the
+    stack (in registers)."""
+    bv = stack_array(_LANES, proto)
+    bi = stack_array(_LANES, np.int64(0))
     m = min(n, _LANES)
     for l in range(m):
         bv[l] = load_as(kind, x[np.uint64(p + l * s)], proto)
@@ -150,14 +154,12 @@ def _inner_kernel(op, kind, proto, x, xo, ksh, kst, n, s, out, lo, hi):
     """Items: outputs ``q`` (C order over ``ksh``); each scans the axis (length ``n``,
     stride ``s``) with lanes."""
     k0, k1, k2 = ksh
-    bv = np.full(_LANES, proto)
-    bi = np.empty(_LANES, np.int64)
     for q in range(lo, hi):
         q2 = q % k2
         q1 = (q // k2) % k1
         q0 = q // (k1 * k2)
         p = xo + q0 * kst[0] + q1 * kst[1] + q2 * kst[2]
-        out[q] = _scan_lanes(op, kind, proto, x, p, s, n, bv, bi)
+        out[q] = _scan_lanes(op, kind, proto, x, p, s, n)
 
 
 _inner = kernel(_inner_kernel)

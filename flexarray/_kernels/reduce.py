@@ -29,7 +29,7 @@ from numba.extending import overload, register_jitable
 
 from flexarray._kernels import kernel
 from flexarray._kernels._intrinsics import (NTHREADS, element_kind, flat_view, gather, load_as,
-                                            plan, run_split)
+                                            plan, run_split, stack_array)
 
 __all__ = ["reduce", "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "OPS"]
 
@@ -70,9 +70,10 @@ def _combine_impl(op, a, b):
             return a + b
         if op == 1:
             return a * b
+        # ``|``, not ``or``: a short-circuit branch here stopped vectorization (3x slower)
         if op == 2:
-            return a if (a >= b or a != a) else b
-        return a if (a <= b or a != a) else b
+            return a if (a >= b) | (a != a) else b
+        return a if (a <= b) | (a != a) else b
     return impl
 
 
@@ -92,14 +93,21 @@ def _push(op, stk, top, count, v):
 @register_jitable
 def _lanes(op, kind, acc, v, m, ident):
     """Accumulate the contiguous ``v[:m]`` into the lanes: ``acc[l] = op(acc[l], v[j+l])``
-    (its own function: see ``_accumulate``)."""
+    (its own function: see ``_accumulate``). The lanes are worked on in a local stack copy,
+    which LLVM keeps in vector registers whether or not this function is inlined (lanes
+    behind a pointer stayed scalar: 2x slower)."""
+    loc = stack_array(_LANES, ident)
+    for l in range(_LANES):
+        loc[l] = acc[l]
     j = 0
     while j + _LANES <= m:
         for l in range(_LANES):
-            acc[l] = _combine(op, acc[l], load_as(kind, v[j + l], ident))
+            loc[l] = _combine(op, loc[l], load_as(kind, v[j + l], ident))
         j += _LANES
     for l in range(m - j):
-        acc[l] = _combine(op, acc[l], load_as(kind, v[j + l], ident))
+        loc[l] = _combine(op, loc[l], load_as(kind, v[j + l], ident))
+    for l in range(_LANES):
+        acc[l] = loc[l]
 
 
 def _inner_kernel(op, kind, x, xo, ksh, kst, rsh, rst, seg, ident, partials, lo, hi):
@@ -111,10 +119,10 @@ def _inner_kernel(op, kind, x, xo, ksh, kst, rsh, rst, seg, ident, partials, lo,
     r0, r1, n = rsh
     total = r0 * r1 * n
     nseg = (total + seg - 1) // seg
-    acc = np.empty(_LANES, partials.dtype)
+    acc = stack_array(_LANES, ident)
     for l in range(_LANES):
         acc[l] = ident
-    stk = np.empty(_STACK, partials.dtype)
+    stk = stack_array(_STACK, ident)
     tmp = np.empty(_BLOCK, x.dtype)
     for t in range(lo, hi):
         q = t // nseg
@@ -190,13 +198,20 @@ def _outer_kernel(op, kind, x, xo, ksh, kst, rsh, rst, segr, ident, partials, lo
         top = 0
         count = 0
         room = _ROWS
+        i2 = p % r2  # the position's multi-index, advanced without divisions
+        i1 = (p // r2) % r1
+        i0 = p // (r1 * r2)
         while p < p1:
-            i2 = p % r2
-            i1 = (p // r2) % r1
-            i0 = p // (r1 * r2)
             v = gather(x, base + i0 * rst[0] + i1 * rst[1] + i2 * rst[2], kst[2], w, tmp)
             _accumulate(op, kind, acc, v, w, ident)
             p += 1
+            i2 += 1
+            if i2 == r2:
+                i2 = 0
+                i1 += 1
+                if i1 == r1:
+                    i1 = 0
+                    i0 += 1
             room -= 1
             if room == 0 or p == p1:  # push the block vector on the pairwise stack
                 k = count
