@@ -311,7 +311,27 @@ def binary_flat(op, shape, a, ao, sa, b, bo, sb, out, oo, so):
                         out, oo + i * so[0], so[1:])
         return
     shp, (so4, sa4, sb4), (oo, ao, bo) = p
+    a, ao, sa4 = _restage(shp, a, ao, sa4)
+    b, bo, sb4 = _restage(shp, b, bo, sb4)
     _launch(_binary, (OPS[op], a, ao, sa4, b, bo, sb4, out, oo, so4), shp)
+
+
+# An input whose innermost stride (in the output's order) is not 0 or +-1, e.g. a transposed
+# operand, is first copied into that order by copy.py's cache-blocked tiles: element-wise
+# gathers with a 2048-element stride measured 15x slower than the copy plus a contiguous pass.
+_RESTAGE_MIN = 1 << 14
+
+
+def _restage(shp, x, xo, xs):
+    n = shp[0] * shp[1] * shp[2] * shp[3]
+    if abs(xs[3]) <= 1 or n < _RESTAGE_MIN:
+        return x, xo, xs
+    from flexarray._kernels.copy import copy_flat
+    cs = (shp[1] * shp[2] * shp[3], shp[2] * shp[3], shp[3], 1)
+    tmp = np.empty(n, x.dtype)
+    copy_flat(shp, x, xo, xs, tmp, 0, cs)
+    tmp.flags.writeable = False
+    return tmp, 0, cs
 
 
 def _half_flat(x, readonly):
@@ -344,6 +364,7 @@ def convert_flat(shape, src, so, ss, dst, do, sd):
             convert_flat(shape[1:], src, so + i * ss[0], ss[1:], dst, do + i * sd[0], sd[1:])
         return
     shp, (sd4, ss4), (do, so) = p
+    src, so, ss4 = _restage(shp, src, so, ss4)
     _launch(_convert, (src, so, ss4, dst, do, sd4), shp)
 
 
