@@ -1,11 +1,16 @@
 """flexarray.nn against PyTorch (CPU) and a plain NumPy reference, in one run, as ratios.
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/bench_nn.py [--rounds N]
+        [--only SUBSTRING] [--single-thread]
 
 Each case runs flexarray, torch and NumPy interleaved, round after round, and keeps each
 one's best time: on a shared machine the three see the same noise. Ratios are time over
 flexarray's time, so > 1 means flexarray is faster. Results are checked against torch
-before timing. Prints a Markdown table (the one in docs/nn.md).
+before timing. Prints a Markdown table (the ones in docs/nn.md).
+
+``--single-thread`` compares per-core efficiency: torch on one thread, BLAS limited to
+one thread, flexarray.nn's worker pool off, and each library timed by the CPU time of
+the calling thread, which other processes' load disturbs far less than wall time.
 """
 import argparse
 import os
@@ -117,20 +122,35 @@ def cases(rng):
            lambda a: swv(a, 64).sum(-1), (x,), 3)
 
 
+_clock = time.perf_counter
+
+
 def _best(fn, args, reps):
-    t0 = time.perf_counter()
+    t0 = _clock()
     for _ in range(reps):
         fn(*args)
-    return (time.perf_counter() - t0) / reps
+    return (_clock() - t0) / reps
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--only", default="", help="substring of the case names to run")
+    ap.add_argument("--single-thread", action="store_true",
+                    help="one thread each, timed by thread CPU time")
     opts = ap.parse_args()
+    if opts.single_thread:
+        global _clock
+        import threadpoolctl
+        from flexarray.nn import _par
+        threadpoolctl.threadpool_limits(1)
+        _par.workers = lambda: 1
+        if torch:
+            torch.set_num_threads(1)
+        _clock = time.thread_time
     rng = np.random.default_rng(0)
-    print(f"torch {torch.__version__ if torch else '-'} threads "
+    mode = "single thread, thread CPU time" if opts.single_thread else "all threads, wall time"
+    print(f"{mode}; torch {torch.__version__ if torch else '-'} threads "
           f"{torch.get_num_threads() if torch else '-'}, numpy {np.__version__}, "
           f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start\n")
     print("| case | flexarray | torch | NumPy | torch / flexarray | NumPy / flexarray |")
