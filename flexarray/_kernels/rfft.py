@@ -322,6 +322,12 @@ class Plan:
         self.tw4r, self.tw4i = split(_expi(k1 * j2, nc).ravel())
         # real <-> half-length complex twiddles w_(2nc)^k, k = 0..nc
         self.wr, self.wi = split(_expi(np.arange(nc + 1), 2 * nc))
+        # the kernels take all of it as three arrays (see _plan): each array argument
+        # costs the Numba dispatcher ~1 us, a tuple of arrays far more
+        self.ip = np.concatenate([self.perm1, self.perm2])
+        self.tw = np.concatenate([self.tw1r, self.tw1i, self.tw2r, self.tw2i, self.tw4r,
+                                  self.tw4i, self.wr, self.wi])
+        self.meta = np.array([self.n1, self.n2, self.tw1r.size, self.tw2r.size], np.int64)
 
 
 _PLANS = {}
@@ -518,23 +524,45 @@ def _scratch_len(n1, n2, nl, kind):
     return min(nc, max(CHUNK, max(n1, n2) * nl)), nc + 1, (nc + 1 if kind == IRFFT else 1)
 
 
+@kernel(inline="always")
+def _plan(ip, tw, meta):
+    """The plan arrays (perm1, tw1r, tw1i, perm2, tw2r, tw2i, tw4r, tw4i, wr, wi) as views
+    of the packed arrays of :class:`Plan`."""
+    n1, n2, l1, l2 = meta[0], meta[1], meta[2], meta[3]
+    nc = n1 * n2
+    o = np.cumsum(np.array([0, l1, l1, l2, l2, nc, nc, nc + 1, nc + 1]))
+    return (ip[:n1], tw[o[0]:o[1]], tw[o[1]:o[2]], ip[n1:n1 + n2], tw[o[2]:o[3]],
+            tw[o[3]:o[4]], tw[o[4]:o[5]], tw[o[5]:o[6]], tw[o[6]:o[7]], tw[o[7]:o[8]])
+
+
+@kernel(inline="always")
+def _views(wa, wq, la, lq, lz):
+    """Scratch pairs (a, q, z) in workspace rows laid out [a_re a_im q_re q_im z_re z_im]."""
+    o = 2 * la
+    return (wa[:la], wa[la:o], wq[o:o + lq], wq[o + lq:o + 2 * lq],
+            wq[o + 2 * lq:o + 2 * lq + lz], wq[o + 2 * lq + lz:o + 2 * lq + 2 * lz])
+
+
 @kernel
-def _unit(kind, mode, t, width, b, x, roffs, es, out, olen, pl, s,
-          are, aim, qre, qim, zre, zim):
+def _unit(kind, mode, t, width, b, x, roffs, es, out, olen, ip, tw, meta, s, wa, wq):
     """Transform `kind` of rows [t*width, (t+1)*width) (mode ROWS), or task t of phase
     `mode` of row b, the phase split into at least `width` tasks (see _phase_tasks). Input row b starts at x[roffs[b]], elements es apart; output row b
     at out[b*olen] (contiguous), the result times s.
 
     RFFT: 2*nc reals -> nc+1 complex (interleaved). IRFFT: nc+1 complex (float pairs)
     -> 2*nc reals. CFFT / ICFFT: nc complex -> nc complex, forward / inverse.
-    Scratch (lengths from _scratch_len): a = chunk (six-step) or lane block (short rows),
-    q = the transposed block / row buffer, z = the split half spectrum / row buffer.
+    The plan is (ip, tw, meta) of :class:`Plan`. Scratch: workspace rows wa (for a) and
+    wq (for q and z), lengths from _scratch_len: a = chunk (six-step) or lane block (short
+    rows), q = the transposed block / row buffer, z = the split half spectrum / row buffer.
     """
+    pl = _plan(ip, tw, meta)
     perm1, tw1r, tw1i, perm2, tw2r, tw2i, tw4r, tw4i, wr, wi = pl
     n1 = perm1.shape[0]
     n2 = perm2.shape[0]
     nc = n1 * n2
-    nl = lanes(are)
+    nl = lanes(tw)
+    la, lq, lz = _scratch_len(n1, n2, nl, kind)
+    are, aim, qre, qim, zre, zim = _views(wa, wq, la, lq, lz)
     rowwise = n2 > 1
     swap = kind == IRFFT or kind == ICFFT
     sout = 1.0 if kind == IRFFT else s      # irfft scales while packing
@@ -611,14 +639,14 @@ def _unit(kind, mode, t, width, b, x, roffs, es, out, olen, pl, s,
 
 
 @parallel_kernel
-def run_parallel(kind, split, x, roffs, es, out, olen, pl, s, nchunks, ws):
+def run_parallel(kind, split, x, roffs, es, out, olen, ip, tw, meta, s, nchunks, ws):
     """Transform `kind` (see _unit) of every row on all threads: the rows in nchunks chunks,
     or (`split`) each huge row in turn with the tasks of each phase spread over the
     threads. One prange, so one parallel body to compile. `ws`: the workspace of
     :func:`workspace`, one row per thread (split rows share q and z: row 0)."""
-    n1 = pl[0].shape[0]
-    n2 = pl[3].shape[0]
-    nl = lanes(pl[1])
+    n1 = meta[0]
+    n2 = meta[1]
+    nl = lanes(tw)
     nrows = roffs.shape[0]
     unit = nl if n2 == 1 else 1
     per_chunk = ((nrows + unit - 1) // unit + nchunks - 1) // nchunks * unit
@@ -626,15 +654,14 @@ def run_parallel(kind, split, x, roffs, es, out, olen, pl, s, nchunks, ws):
         for phase in range(OUT + 1 if split else 1):
             if split:
                 mode = phase
-                width = 2 * nchunks
+                width = nchunks
                 ntask, _ = _phase_tasks(kind, phase, n1, n2, nl, width)
             else:
                 mode, ntask, width = ROWS, nchunks, per_chunk
             for t in numba.prange(ntask):
                 me = numba.get_thread_id()
-                sh = 0 if split else me
-                _unit(kind, mode, np.int64(t), width, b, x, roffs, es, out, olen, pl, s,
-                      ws[0][me], ws[1][me], ws[2][sh], ws[3][sh], ws[4][sh], ws[5][sh])
+                _unit(kind, mode, np.int64(t), width, b, x, roffs, es, out, olen, ip, tw,
+                      meta, s, ws[me], ws[0 if split else me])
 
 
 # ----------------------------------------------------------------------------------------
@@ -643,6 +670,7 @@ def run_parallel(kind, split, x, roffs, es, out, olen, pl, s, nchunks, ws):
 _NORMS = ("backward", "ortho", "forward")
 PAR_MIN_WORK = 1 << 15      # reals per call below which one thread is faster
 BIG_MIN_NC = 1 << 16        # complex length from which a lone row is split over threads
+TASKS_PER_THREAD = 4
 
 
 def _is_pow2(n):
@@ -662,6 +690,13 @@ def _rows(v):
     v.reshape(-1, n) starts at flat[offsets[b]].
     """
     isz = v.dtype.itemsize
+    if v.flags.c_contiguous:                    # the common case, ~1 us
+        flat = v.reshape(-1)
+        if flat.base is None:
+            flat = flat.view()
+        flat.flags.writeable = False
+        n = v.shape[-1] if v.ndim else 1
+        return flat, np.arange(0, v.size, n, dtype=np.int64), 1
     if any(st % isz for st in v.strides):
         v = np.ascontiguousarray(v)
     strides = [st // isz if sh > 1 else 0 for sh, st in zip(v.shape, v.strides)]
@@ -680,17 +715,17 @@ _WS = threading.local()
 
 
 def workspace(pl, kind, nthreads):
-    """Scratch of _unit for nthreads threads: six (nthreads, length) arrays. The last two
-    are kept per Python thread and reused: fresh multi-MiB buffers cost a page fault per
-    4 KiB on every call."""
-    la, lq, lz = _scratch_len(pl.n1, pl.n2, _nlanes(pl.dtype), kind)
-    key = (la, lq, lz, pl.dtype.char, nthreads)
+    """Scratch of _unit for nthreads threads: one row per thread (see _views). The last
+    two are kept per Python thread and reused: fresh multi-MiB buffers cost a page fault
+    per 4 KiB on every call."""
+    key = (pl.nc, pl.dtype.char, kind == IRFFT, nthreads)
     cache = getattr(_WS, "cache", None)
     if cache is None:
         cache = _WS.cache = {}
     ws = cache.pop(key, None)
     if ws is None:
-        ws = tuple(np.empty((nthreads, k), pl.dtype) for k in (la, la, lq, lq, lz, lz))
+        la, lq, lz = _scratch_len(pl.n1, pl.n2, _nlanes(pl.dtype), kind)
+        ws = np.empty((nthreads, 2 * (la + lq + lz)), pl.dtype)
     cache[key] = ws
     while len(cache) > 2:
         del cache[next(iter(cache))]
@@ -701,27 +736,31 @@ def _launch(kind, flat, offs, es, out, olen, nc, dtype, scale):
     """Run transform `kind` on the rows (serially below PAR_MIN_WORK, else on all threads:
     rows in parallel, or one huge row at a time split over the threads)."""
     pl = get_plan(nc, dtype)
-    tup = (pl.perm1, pl.tw1r, pl.tw1i, pl.perm2, pl.tw2r, pl.tw2i, pl.tw4r, pl.tw4i,
-           pl.wr, pl.wi)
     nrows = offs.shape[0]
-    nthreads = numba.get_num_threads()
-    if nthreads < 2 or nrows * nc * 2 < PAR_MIN_WORK:
-        ws = workspace(pl, kind, 1)
-        _unit(kind, ROWS, 0, nrows, 0, flat, offs, es, out, olen, tup, scale,
-              *(w[0] for w in ws))
-    elif pl.rowwise and nc >= BIG_MIN_NC and nrows < 2 * nthreads:
-        run_parallel(kind, True, flat, offs, es, out, olen, tup, scale, nthreads,
-                     workspace(pl, kind, nthreads))
-    else:
-        nl = _nlanes(dtype)
-        nblk = nrows if pl.rowwise else (nrows + nl - 1) // nl
-        run_parallel(kind, False, flat, offs, es, out, olen, tup, scale, min(nthreads, nblk),
-                     workspace(pl, kind, nthreads))
+    nthreads = numba.get_num_threads() if nrows * nc * 2 >= PAR_MIN_WORK else 1
+    if nthreads < 2:
+        w = workspace(pl, kind, 1)[0]
+        _unit(kind, ROWS, 0, nrows, 0, flat, offs, es, out, olen, pl.ip, pl.tw, pl.meta,
+              scale, w, w)
+        return
+    split = pl.rowwise and nc >= BIG_MIN_NC and nrows < 2 * nthreads
+    nl = _nlanes(dtype)
+    nblk = nrows if pl.rowwise else (nrows + nl - 1) // nl
+    ws = workspace(pl, kind, nthreads)
+    # Tasks handed out one at a time (dynamic schedule) and several per thread: on a busy
+    # machine a preempted thread's static half stalled the whole call (measured 5-15x).
+    old = numba.set_parallel_chunksize(1)
+    try:
+        run_parallel(kind, split, flat, offs, es, out, olen, pl.ip, pl.tw, pl.meta, scale,
+                     TASKS_PER_THREAD * nthreads if split else
+                     min(TASKS_PER_THREAD * nthreads, nblk), ws)
+    finally:
+        numba.set_parallel_chunksize(old)
 
 
 def _last_axis(a, axis, m, n, fill):
     """a with `axis` moved last and cut or zero-padded to length n along it."""
-    v = np.moveaxis(a, axis, -1)
+    v = a if axis == a.ndim - 1 else np.moveaxis(a, axis, -1)
     if m >= n:
         return v[..., :n]
     w = np.zeros(v.shape[:-1] + (n,), v.dtype)
@@ -822,6 +861,10 @@ def _bluestein(a, n, inverse, keep):
     return np.conj(y, out=y) if inverse else y
 
 
+_CPLX = {"f": np.dtype(np.complex64), "d": np.dtype(np.complex128)}
+_REAL = {"F": np.dtype(np.float32), "D": np.dtype(np.float64)}
+
+
 def rfft(a, n=None, axis=-1, norm="backward"):
     """Real-input FFT along `axis` (NumPy semantics): float32 -> complex64,
     float64 -> complex128. Any strides; power-of-two n use the Numba kernel, lengths with
@@ -832,7 +875,7 @@ def rfft(a, n=None, axis=-1, norm="backward"):
     axis = axis % a.ndim
     m = a.shape[axis]
     n = m if n is None else n
-    cdt = np.result_type(a.dtype, np.complex64)
+    cdt = _CPLX[a.dtype.char]
     if not _is_pow2(n):
         if not use_bluestein(n, a.dtype):
             return np.fft.rfft(a, n, axis, norm)
@@ -845,7 +888,7 @@ def rfft(a, n=None, axis=-1, norm="backward"):
     if flat is not None:
         _launch(RFFT, flat, offs, es, out.reshape(-1).view(rdt), olen, nc, rdt,
                 _scale(norm, n, False))
-    return np.moveaxis(out, -1, axis)
+    return out if axis == out.ndim - 1 else np.moveaxis(out, -1, axis)
 
 
 def irfft(a, n=None, axis=-1, norm="backward"):
@@ -857,7 +900,7 @@ def irfft(a, n=None, axis=-1, norm="backward"):
     axis = axis % a.ndim
     m = a.shape[axis]
     n = 2 * (m - 1) if n is None else n
-    rdt = a.real.dtype
+    rdt = _REAL[a.dtype.char]
     if not _is_pow2(n):
         if not use_bluestein(n, rdt):
             return np.fft.irfft(a, n, axis, norm)
@@ -873,4 +916,4 @@ def irfft(a, n=None, axis=-1, norm="backward"):
     if flat is not None:
         _launch(IRFFT, flat, offs, es, out.reshape(-1), olen, nc, rdt,
                 _scale(norm, n, True))
-    return np.moveaxis(out, -1, axis)
+    return out if axis == out.ndim - 1 else np.moveaxis(out, -1, axis)
