@@ -169,6 +169,16 @@ def _accumulate(op, kind, acc, v, w, ident):
         acc[j] = _combine(op, acc[j], load_as(kind, v[j], ident))
 
 
+@register_jitable
+def _accumulate4(op, kind, acc, v0, v1, v2, v3, w, ident):
+    """Four rows at once, combined pairwise first: four read streams and a quarter of the
+    accumulator traffic (measured ~1.2x a row at a time, which NumPy does)."""
+    for j in range(w):
+        a = _combine(op, load_as(kind, v0[j], ident), load_as(kind, v1[j], ident))
+        b = _combine(op, load_as(kind, v2[j], ident), load_as(kind, v3[j], ident))
+        acc[j] = _combine(op, acc[j], _combine(op, a, b))
+
+
 def _outer_kernel(op, kind, x, xo, ksh, kst, rsh, rst, segr, ident, partials, lo, hi):
     """Item ``t`` = (kept outer index ``q``, column chunk ``c``, segment ``g``): the columns
     ``[c*_WIDTH, ...)`` of the innermost kept dim, reduced over the positions
@@ -181,7 +191,7 @@ def _outer_kernel(op, kind, x, xo, ksh, kst, rsh, rst, segr, ident, partials, lo
     ncc = (k2 + _WIDTH - 1) // _WIDTH
     nout = k0 * k1 * k2
     acc = np.empty(_WIDTH, partials.dtype)
-    tmp = np.empty(_WIDTH, x.dtype)
+    tmp = np.empty((4, _WIDTH), x.dtype)
     stk = np.empty((_STACK, _WIDTH), partials.dtype)
     for t in range(lo, hi):
         g = t % nseg
@@ -198,21 +208,30 @@ def _outer_kernel(op, kind, x, xo, ksh, kst, rsh, rst, segr, ident, partials, lo
         top = 0
         count = 0
         room = _ROWS
+        pos = stack_array(4, p)
         i2 = p % r2  # the position's multi-index, advanced without divisions
         i1 = (p // r2) % r1
         i0 = p // (r1 * r2)
         while p < p1:
-            v = gather(x, base + i0 * rst[0] + i1 * rst[1] + i2 * rst[2], kst[2], w, tmp)
-            _accumulate(op, kind, acc, v, w, ident)
-            p += 1
-            i2 += 1
-            if i2 == r2:
-                i2 = 0
-                i1 += 1
-                if i1 == r1:
-                    i1 = 0
-                    i0 += 1
-            room -= 1
+            ng = 4 if room >= 4 and p + 4 <= p1 else 1
+            for u in range(ng):  # the rows of the next ng positions
+                pos[u] = base + i0 * rst[0] + i1 * rst[1] + i2 * rst[2]
+                i2 += 1
+                if i2 == r2:
+                    i2 = 0
+                    i1 += 1
+                    if i1 == r1:
+                        i1 = 0
+                        i0 += 1
+            s2 = kst[2]
+            if ng == 4:
+                _accumulate4(op, kind, acc, gather(x, pos[0], s2, w, tmp[0]),
+                             gather(x, pos[1], s2, w, tmp[1]), gather(x, pos[2], s2, w, tmp[2]),
+                             gather(x, pos[3], s2, w, tmp[3]), w, ident)
+            else:
+                _accumulate(op, kind, acc, gather(x, pos[0], s2, w, tmp[0]), w, ident)
+            p += ng
+            room -= ng
             if room == 0 or p == p1:  # push the block vector on the pairwise stack
                 k = count
                 while k & 1:
