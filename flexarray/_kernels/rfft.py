@@ -9,18 +9,19 @@ Lane blocks
     needs >= 24 iterations and ran the scalar loop.)
 
 Real input
-    rfft of 2*nc reals = complex FFT of nc = z[j] = x[2j] + i x[2j+1], then unpacked with
-    Hermitian symmetry; irfft packs the spectrum into such a z, runs the inverse complex FFT
-    (the forward one on (im, re) swapped) and writes z back as interleaved reals.
+    rfft of 2*nc reals = complex FFT of the nc points z[j] = x[2j] + i x[2j+1], unpacked
+    with Hermitian symmetry; irfft packs the spectrum into such a z, runs the inverse
+    complex FFT (the forward one on (im, re) swapped) and writes z back as reals.
 
-Complex FFT of one row (four-step), nc = n1 * n2
-    load z as an (n1, n2) lane block (rows in digit-reversed order) -> length-n1 FFTs over
-    n2 lanes -> twiddle w^(k1 j2) and transpose into an (n2, n1) block -> length-n2 FFTs
-    over n1 lanes -> natural order. The lane FFTs run lane chunk by lane chunk so that a
-    chunk stays in cache (this makes the big single transforms a cache-blocked six-step),
-    and the chunks of one huge transform run in parallel.
+Rows (nc >= nl*nl): a six-step over the (n1, n2) view of z in phases of independent tasks
+    COLS (gather a chunk of columns, length-n1 FFTs, twiddle and register-tile transpose
+    into q), ROWSFFT (length-n2 FFTs on chunks of q's lanes), OUT (unpack or write reals);
+    irfft first loads the half spectrum (XLOAD). Chunks stay in L2; a huge row runs each
+    phase's tasks on all threads. Short rows run nl at a time as the lanes of one block.
 
-Short rows (nc < 256) put V rows side by side as the lanes of one block instead.
+Kinds: RFFT, IRFFT, and the complex CFFT / ICFFT used by the Bluestein path for float32
+lengths with a large prime factor; other lengths go to pocketfft (NumPy). See docs/fft.md
+for the measurements behind each choice.
 
 Indices are uint64: a signed computed index makes Numba emit a negative-index wraparound
 select that stops vectorization.
@@ -36,7 +37,6 @@ from numba.extending import intrinsic, overload
 from flexarray._kernels import kernel, parallel_kernel, numba
 
 u = np.uint64
-U0 = np.uint64(0)
 U1 = np.uint64(1)
 U2 = np.uint64(2)
 
@@ -546,8 +546,9 @@ def _views(wa, wq, la, lq, lz):
 @kernel
 def _unit(kind, mode, t, width, b, x, roffs, es, out, olen, ip, tw, meta, s, wa, wq):
     """Transform `kind` of rows [t*width, (t+1)*width) (mode ROWS), or task t of phase
-    `mode` of row b, the phase split into at least `width` tasks (see _phase_tasks). Input row b starts at x[roffs[b]], elements es apart; output row b
-    at out[b*olen] (contiguous), the result times s.
+    `mode` of row b, the phase split into at least `width` tasks (see _phase_tasks).
+    Input row b starts at x[roffs[b]], elements es apart; output row b at out[b*olen]
+    (contiguous), the result times s.
 
     RFFT: 2*nc reals -> nc+1 complex (interleaved). IRFFT: nc+1 complex (float pairs)
     -> 2*nc reals. CFFT / ICFFT: nc complex -> nc complex, forward / inverse.
