@@ -1,7 +1,10 @@
 """Hypothesis strategies shared by the tests: NumPy data in flexarray arrays of any layout."""
+import math
+
 import ml_dtypes
 import numpy as np
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import flexarray as xp
 
@@ -65,6 +68,104 @@ def layouts(draw, values):
     return xp.asarray(v.copy())
 
 
+# --- arrays paired with NumPy arrays of the same elements and strides ----------------------
+# Every flexarray input is paired with a NumPy array of the same elements *and the same
+# strides* (contiguous, stepped, offset, reversed, transposed, broadcast; zero-size and 0-d
+# shapes included), either aliasing NumPy memory (``asarray`` of a NumPy view) or owning
+# its buffer.
+
+ALL_DTYPES = [xp.bool, xp.int8, xp.int16, xp.int32, xp.int64, xp.uint8, xp.uint16, xp.uint32,
+              xp.uint64, xp.float16, xp.bfloat16, xp.float32, xp.float64, xp.complex64,
+              xp.complex128]
+REAL_DTYPES = [d for d in ALL_DTYPES if d not in (xp.complex64, xp.complex128)]
+NUMERIC_REAL = [d for d in REAL_DTYPES if d is not xp.bool]
+INT_DTYPES = [d for d in ALL_DTYPES if d.kind in "iu"]
+
+
+def value_pool(dtype):
+    """A few values of ``dtype`` that exercise ties, signed zeros, NaN, inf and extremes."""
+    k = dtype.kind
+    if k == "b":
+        vals = [False, True]
+    elif k in "iu":
+        info = np.iinfo(dtype.np)
+        return np.array(sorted({info.min, info.min + 1, 0, 1, 2, 3, info.max - 1, info.max}
+                               | ({-1, -2, -3} if k == "i" else set())), dtype.np)
+    else:
+        big = float(ml_dtypes.finfo(dtype.np).max) if k == "f" else 3e38
+        vals = [-math.inf, -big, -2.5, -1.0, -0.0, 0.0, 1.0, 2.5, big, math.inf, math.nan]
+        if k == "c":
+            vals = [complex(r, i) for r in (-1.0, -0.0, 0.0, 2.5, math.nan)
+                    for i in (-1.0, 0.0, math.inf, math.nan)]
+    return np.asarray(vals).astype(dtype.np)
+
+
+LAYOUTS = ["contiguous", "stepped", "offset", "reversed", "transposed", "broadcast"]
+
+
+@st.composite
+def arrays(draw, dtypes=ALL_DTYPES, min_dims=0, max_dims=4, min_side=0, max_side=5,
+           shape=None, pool=value_pool):
+    """``(x, ref)``: a flexarray array and a NumPy array with equal elements and strides."""
+    dtype = draw(st.sampled_from(dtypes))
+    if shape is None:
+        shape = draw(hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=min_side,
+                                      max_side=max_side))
+    nd = len(shape)
+    layout = draw(st.sampled_from(LAYOUTS))
+    key = (slice(None),) * nd
+    base_shape, perm = shape, None
+    if layout == "stepped":
+        base_shape = tuple(2 * n for n in shape)
+        key = tuple(slice(None, None, 2) for _ in shape)
+    elif layout == "offset":
+        base_shape = tuple(n + 1 for n in shape)
+        key = tuple(slice(1, None) for _ in shape)
+    elif layout == "reversed":
+        key = tuple(slice(None, None, draw(st.sampled_from([1, -1]))) for _ in shape)
+    elif layout == "transposed":
+        perm = draw(st.permutations(range(nd)))
+        base_shape = tuple(shape[perm.index(i)] for i in range(nd))
+    elif layout == "broadcast":
+        ones = draw(st.lists(st.booleans(), min_size=nd, max_size=nd))
+        base_shape = tuple(1 if o else n for o, n in zip(ones, shape))
+    values = pool(dtype)
+    pick = draw(hnp.arrays(np.intp, base_shape, elements=st.integers(0, len(values) - 1)))
+    base = values[pick]
+    ref = base[key]
+    if perm is not None:
+        ref = ref.transpose(perm)
+    if layout == "broadcast":
+        ref = np.broadcast_to(ref, shape)
+    owned = layout in ("contiguous", "stepped", "offset", "reversed") and draw(st.booleans())
+    x = xp.asarray(base, copy=True)[key] if owned else xp.asarray(ref)
+    assert x.shape == ref.shape and x._arr.strides == ref.strides
+    return x, ref
+
+
 def to_np(x):
-    """A flexarray array's elements as a NumPy array (a private read, no export)."""
-    return np.array(x._arr)
+    """A flexarray array's elements as a NumPy array (through the public protocol)."""
+    assert isinstance(x, xp.Array), f"expected a flexarray array, got {type(x).__name__}"
+    return np.asarray(x)
+
+
+def assert_bits(x, ref):
+    """``x`` holds exactly ``ref``'s dtype, shape and bits (NaN payloads, signed zeros)."""
+    got = to_np(x)
+    ref = np.asarray(ref)
+    assert got.dtype == ref.dtype, (got.dtype, ref.dtype)
+    assert got.shape == ref.shape, (got.shape, ref.shape)
+    assert np.ascontiguousarray(got).tobytes() == np.ascontiguousarray(ref).tobytes(), (
+        f"\n got {got}\n ref {ref}")
+
+
+def assert_shares(r, x):
+    """``r`` is an O(1) view of ``x``: same buffer token, overlapping memory."""
+    assert r._buf is x._buf
+    if r.size and x.size:
+        assert np.shares_memory(r._arr, x._arr)
+
+
+def fx(ref):
+    """A fresh, owned flexarray array with ``ref``'s elements."""
+    return xp.asarray(np.array(ref), copy=True)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import flexarray as xp
-from test_manipulation import assert_shares, fx, to_np
+from strategies import assert_shares, fx, to_np
 from test_statistical import assert_close, assert_exact, eps, wide
 
 la = xp.linalg

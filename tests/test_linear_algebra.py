@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import flexarray as xp
-from test_manipulation import ALL_DTYPES, arrays, assert_shares, fx, to_np
+from strategies import ALL_DTYPES, arrays, assert_shares, fx, to_np
 from test_statistical import assert_close, assert_exact, eps, moderate_pool, wide
 
 NUMERIC = [d for d in ALL_DTYPES if d is not xp.bool]

@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import flexarray as xp
-from test_manipulation import (ALL_DTYPES, REAL_DTYPES, arrays, assert_bits, fx,
+from strategies import (ALL_DTYPES, REAL_DTYPES, arrays, assert_bits, fx,
                                value_pool)
 
 

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import flexarray as xp
-from test_manipulation import ALL_DTYPES, arrays, to_np
+from strategies import ALL_DTYPES, arrays, to_np
 
 NUMERIC = [d for d in ALL_DTYPES if d is not xp.bool]
 REAL = [d for d in NUMERIC if d.kind != "c"]

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import flexarray as xp
-from test_manipulation import ALL_DTYPES, arrays, assert_bits, fx, to_np
+from strategies import ALL_DTYPES, arrays, assert_bits, fx, to_np
 from test_statistical import axis_args, moderate_pool, norm_axes, special_pool
 
 
