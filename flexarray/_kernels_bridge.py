@@ -17,23 +17,18 @@ _modules = {}
 
 
 def _kernels(name):
-    """``flexarray._kernels.<name>``, or None when it is missing (imported once)."""
+    """``flexarray._kernels.<name>``, imported on first use. A kernel module that fails to
+    import is a bug, not a reason to fall back quietly: the error propagates."""
     try:
         return _modules[name]
     except KeyError:
-        pass
-    try:
-        mod = importlib.import_module(f"flexarray._kernels.{name}")
-    except ImportError:
-        mod = None
-    _modules[name] = mod
-    return mod
+        mod = _modules[name] = importlib.import_module(f"flexarray._kernels.{name}")
+        return mod
 
 
 def _entry(module, name):
-    """Function ``name`` of kernel module ``module``, or None when either is missing."""
-    mod = _kernels(module)
-    return getattr(mod, name, None) if mod is not None else None
+    """Function ``name`` of kernel module ``module``."""
+    return getattr(_kernels(module), name)
 
 
 # --- reductions -------------------------------------------------------------------------------
@@ -81,10 +76,7 @@ def reduce(op, a, axes, acc, keepdims):
     gate = _reduce_gate(op, a, axes, np.dtype(acc))
     if gate is None or a.size < gate:
         return None
-    f = _entry("reduce", "reduce")
-    if f is None:
-        return None
-    r = f(op, a, axes, acc if op in ("sum", "prod") else None)
+    r = _entry("reduce", "reduce")(op, a, axes, acc if op in ("sum", "prod") else None)
     if keepdims:
         r = r.reshape(tuple(1 if i in axes else n for i, n in enumerate(a.shape)))
     return r
@@ -127,17 +119,9 @@ def int_matmul(a, b, dt):
     if work == 0:
         return None
     blas_first = work < _INT_SMALL or np.dtype(dt).itemsize == 8
-    exact = None
-    if blas_first:
-        exact = k * _max_abs(a) * _max_abs(b) < _F64_EXACT
-        if exact:
-            return _exact_float64_matmul(a, b, dt)
-    kern = _entry("matmul", "int_matmul")
-    if kern is not None:
-        return kern(a, b, dt)
-    if exact is None and k * _max_abs(a) * _max_abs(b) < _F64_EXACT:
+    if blas_first and k * _max_abs(a) * _max_abs(b) < _F64_EXACT:
         return _exact_float64_matmul(a, b, dt)
-    return None
+    return _entry("matmul", "int_matmul")(a, b, dt)
 
 
 def _exact_float64_matmul(a, b, dt):
@@ -157,5 +141,4 @@ def half_matmul(a, b):
     once; None below the size gate (the caller converts with NumPy)."""
     if a.size + b.size < _HALF_MATMUL_MIN:
         return None
-    f = _entry("matmul", "half_matmul")
-    return None if f is None else f(a, b)
+    return _entry("matmul", "half_matmul")(a, b)
