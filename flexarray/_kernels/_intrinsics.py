@@ -1,6 +1,6 @@
 """Shared low-level pieces of the kernel families: half-precision converters and layout prep.
 
-Converters (usable inside kernels; all vectorize):
+Inside kernels (all vectorize):
 
 - ``f16_load(u16) -> float32`` / ``f16_store(float32) -> uint16``: IEEE float16 through
   LLVM ``fpext``/``fptrunc`` (F16C ``vcvtph2ps``/``vcvtps2ph``), with a NaN fix-up so that the
@@ -9,20 +9,26 @@ Converters (usable inside kernels; all vectorize):
 - ``bf16_load(u16) -> float32`` / ``bf16_store(float32) -> uint16``: bfloat16 is the upper 16
   bits of a float32; storing rounds to nearest even and maps every NaN to ml_dtypes' canonical
   quiet NaN (``0x7fc0`` with the sign kept), bit-exact with ``ml_dtypes``.
+- ``load_as(kind, x, like)``: an input element converted to an accumulator type; half
+  inputs arrive as uint16 with a runtime ``kind`` (``element_kind`` maps dtypes).
+- ``stack_array(n, like)``: a small array on the stack (lane accumulators in registers);
+  ``gather`` stages a strided run into a contiguous buffer; ``as_readonly`` unifies types.
 
-Layout prep (plain Python, ~5 us):
+Python side (~5-30 us per call):
 
 - :func:`flat_view` turns any NumPy view (negative and zero strides included) into a flat
   1-D buffer, an element offset and element strides.
 - :func:`plan` sorts, flips and coalesces the dimensions of several operands sharing one
   iteration shape and pads them to a fixed rank, so that a kernel compiles once per dtype.
-- :func:`serial_and_parallel` builds a serial and a ``parallel=True`` dispatcher from one
-  module-level body (distinct cache entries; Numba's disk cache keys on the qualified name).
+- :func:`run_split` spreads a serial ``nogil`` kernel's work items over Python threads.
+
+Note: Numba's disk cache is keyed on each kernel's own source file; after editing this
+file, clear the kernel caches (``__pycache__/*.nbi``/``*.nbc``) or the families keep
+using the old helpers.
 """
 import itertools
 import os
 import threading
-import types as _types
 
 import ml_dtypes
 import numpy as np
@@ -33,11 +39,10 @@ from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic, overload, register_jitable
 from numba.np.numpy_support import as_dtype
 
-from flexarray._kernels import kernel, parallel_kernel
-
-__all__ = ["fpext_half", "fptrunc_half", "PLAIN", "F16", "BF16", "element_kind", "load_as", "cast_like", "f16_load", "f16_store", "bf16_load", "bf16_store", "f32_bits", "bits_f32",
-           "as_readonly", "stack_array", "gather", "flat_view", "plan", "serial_and_parallel", "run_split", "RANK",
-           "NTHREADS"]
+__all__ = ["f16_load", "f16_store", "bf16_load", "bf16_store", "fpext_half", "fptrunc_half",
+           "f32_bits", "bits_f32", "PLAIN", "F16", "BF16", "element_kind", "load_as",
+           "cast_like", "as_readonly", "stack_array", "gather", "flat_view", "plan",
+           "run_split", "RANK", "NTHREADS"]
 
 RANK = 4  # kernels take shape/stride tuples of exactly this length
 
@@ -196,25 +201,6 @@ def _load_as_impl(kind, x, like):
             return cast_like(x, like)
         return impl
     return lambda kind, x, like: cast_like(x, like)
-
-
-# ---------------------------------------------------------------- dispatcher pairs
-def serial_and_parallel(body, **options):
-    """Return ``(serial, parallel)`` dispatchers compiled from one module-level ``body``.
-
-    The body uses ``numba.prange`` (a plain ``range`` in the serial build). Each build gets its
-    own qualified name so the two never share a disk-cache entry.
-    """
-    out = []
-    for suffix, deco in (("_serial", kernel), ("_parallel", parallel_kernel)):
-        name = body.__name__ + suffix
-        fn = _types.FunctionType(body.__code__, body.__globals__, name,
-                                 body.__defaults__, body.__closure__)
-        fn.__qualname__ = name
-        fn.__module__ = body.__module__
-        fn.__doc__ = body.__doc__
-        out.append(deco(**options)(fn))
-    return tuple(out)
 
 
 # ---------------------------------------------------------------- threads

@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 import ml_dtypes
 import numpy as np
-from numba import prange, types
+from numba import types
 from numba.extending import overload, register_jitable
 
 from flexarray._kernels import kernel
