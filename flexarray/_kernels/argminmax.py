@@ -11,8 +11,8 @@ first NaN wins, for argmax and argmin alike). float16/bfloat16 compare as float3
   extreme of their residue class; lanes merge by (value, smallest index). For a contiguous
   last axis NumPy's own SIMD argmax is faster (memory-bound) and is used instead.
 
-Entry points: ``argmax(a, axis=None) -> int64 ndarray``, ``argmin(a, axis=None)``. Cold
-compile ~0.5 s per (op, dtype, mode).
+Entry points: ``argmax(a, axis=None) -> int64 ndarray``, ``argmin(a, axis=None)``. One
+specialization per (dtype, mode) serves both; cold compile ~1.1-1.5 s CPU each.
 """
 import numpy as np
 from numba.extending import register_jitable

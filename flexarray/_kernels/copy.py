@@ -14,7 +14,7 @@ then:
 
 Work is split into rows or tile strips and spread over Python threads above
 ``PARALLEL_MIN`` elements. One specialization per item size (1, 2, 4, 8, 16 bytes); cold
-compile ~0.5 s each.
+compile ~1 s CPU each.
 
 Entry points: ``copy_into(dst, src)``, ``ascontiguous(src) -> ndarray`` and
 ``copy_flat(shape, src, so, ss, dst, do, sd)`` on flat buffers.

@@ -6,13 +6,15 @@
   blocked for the caches (``_KB`` x ``_NB`` panels of ``b`` stay in L2 while a block of
   ``_MB`` rows runs over them; the ``j`` loop vectorizes in the result dtype, e.g.
   ``vpmulld``/``vpaddd`` for int32) runs on threads over row blocks. Measured on one
-  thread: ~90 ms for int32 1024^3 (four rows of ``a`` per pass over ``b``, or other panel
-  sizes, were no faster).
+  thread: ~90 ms for int32 1024^3, 45-55x NumPy (four rows of ``a`` per pass over ``b``,
+  or other panel sizes, were no faster).
 - ``half_matmul(a, b)``: float16/bfloat16 through float32 BLAS (``np.matmul``) and one
-  rounding at the end (NumPy's float16 matmul is a slow scalar loop).
+  rounding at the end (NumPy's float16 matmul is a slow scalar loop: 512^3 is 70-270x
+  slower).
 
 Operands are NumPy arrays with ``ndim >= 1`` (1-D operands follow matmul's rules); the
-frontend has checked shapes and dtypes. One specialization per integer dtype (~0.6 s cold).
+frontend has checked shapes and dtypes. One specialization per integer dtype (~0.5 s CPU
+cold).
 """
 import numpy as np
 

@@ -20,8 +20,13 @@ float16/bfloat16 accumulate in float32 and round once; integers accumulate in th
 dtype and wrap like NumPy; max/min propagate NaN like NumPy.
 
 Entry point: ``reduce(op, a, axes, dtype=None) -> ndarray`` (also ``reduce_sum``,
-``reduce_prod``, ``reduce_max``, ``reduce_min``). Cold compile: ~1 s per (op kind,
-dtype) pair and mode; see bench/bench_kernels.py for speed.
+``reduce_prod``, ``reduce_max``, ``reduce_min``). One specialization per (input dtype,
+accumulator dtype) and mode serves all four ops; cold compile ~1.5-2.4 s CPU each.
+
+Measured (bench/bench_kernels.py, 4096x4096 float32, one thread, busy 2-core machine):
+sum over all 0.9-1.1x NumPy, axis 1 1.0-1.2x, axis 0 1.0-1.3x (memory-bound: ~2.3-3.3 ms;
+noise on this machine is +-15%); max axis 0 0.9-1.1x; float16 sum 12-25x (NumPy converts
+element by element). Python overhead ~30 us per call: leave small arrays to NumPy.
 """
 import numpy as np
 from numba import types
