@@ -59,6 +59,11 @@ def test_inner_mode_long_strided_rows():
         assert getattr(A, name)(a, None) == getattr(np, name)(a)
 
 
+def test_complex_is_refused():
+    with pytest.raises(TypeError):
+        A.argmax(np.ones(3, np.complex64), 0)
+
+
 def test_empty_axis_raises_and_empty_output():
     with pytest.raises(ValueError):
         A.argmax(np.zeros((3, 0)), 1)

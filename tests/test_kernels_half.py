@@ -115,6 +115,12 @@ def test_conversion_keeps_nan_payloads_like_numpy():
                               x.astype(ml_dtypes.bfloat16).view(np.uint16))
 
 
+def test_mixed_dtypes_are_refused():
+    with pytest.raises(TypeError):
+        half.binary("add", np.ones(3, np.float16), np.ones(3, np.float32),
+                    np.empty(3, np.float16))
+
+
 def test_flat_entry_point_and_many_dims():
     """binary_flat directly, and a 6-d broadcast that does not coalesce to rank 4."""
     rng = np.random.default_rng(0)

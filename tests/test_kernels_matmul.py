@@ -46,6 +46,11 @@ def test_int_matmul_large_panels_and_threads():
     assert np.array_equal(MM.int_matmul(a, c, np.int64), a.astype(np.int64) @ c)
 
 
+def test_int_matmul_refuses_floats():
+    with pytest.raises(TypeError):
+        MM.int_matmul(np.ones((2, 2)), np.ones((2, 2)))
+
+
 @pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16], ids=str)
 def test_half_matmul_rounds_float32_blas_once(dtype):
     rng = np.random.default_rng(12)

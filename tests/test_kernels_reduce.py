@@ -178,6 +178,8 @@ def test_empty_and_degenerate_reductions():
     assert R.reduce("sum", a, (0,)).shape == (0, 4)
     with pytest.raises(ValueError):
         R.reduce("max", a, (1,))
+    with pytest.raises(TypeError):
+        R.reduce("max", np.ones(3, np.complex64), (0,))
     x = np.float64(3.5) * np.ones(())
     assert R.reduce("sum", x, ()) == 3.5 and R.reduce("sum", x, ()).shape == ()
     y = np.arange(12.0).reshape(3, 4)

@@ -184,6 +184,8 @@ def _merge_kept(shape, strides):
 
 def _arg(opname, a, axis):
     op = ARGMAX if opname == "argmax" else ARGMIN
+    if a.dtype.kind not in "biuf" and element_kind(a.dtype)[0] == 0:
+        raise TypeError(f"{opname}: needs a real-valued dtype, got {a.dtype}")
     if axis is None:
         if a.ndim == 0:
             return np.zeros((), np.int64)

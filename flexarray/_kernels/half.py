@@ -349,6 +349,9 @@ def _half_flat(x, readonly):
 
 def binary(op, a, b, out):
     """``out[...] = op(a, b)`` for float16/bfloat16 NumPy arrays (see module docstring)."""
+    if not (a.dtype == b.dtype == out.dtype and out.dtype in _VIEW):
+        raise TypeError(f"half.binary: a, b and out must share one dtype of float16 or "
+                        f"bfloat16, got {a.dtype}, {b.dtype}, {out.dtype}")
     shape = out.shape
     a = np.broadcast_to(a, shape) if a.shape != shape else a
     b = np.broadcast_to(b, shape) if b.shape != shape else b

@@ -75,6 +75,8 @@ def int_matmul(a, b, dtype=None):
     """``a @ b`` for integer NumPy arrays, computed in ``dtype`` (default: NumPy's result
     type of the two) and wrapping like NumPy. Returns a new C-contiguous array."""
     dt = np.dtype(dtype) if dtype is not None else np.result_type(a.dtype, b.dtype)
+    if dt.kind not in "iu":
+        raise TypeError(f"int_matmul: needs an integer dtype, got {dt}")
     a = a.astype(dt, copy=False)
     b = b.astype(dt, copy=False)
     squeeze = []

@@ -308,6 +308,8 @@ def reduce(op, a, axes, dtype=None):
     set raise ValueError (the frontend should have raised first).
     """
     opc = OPS[op]
+    if opc >= 2 and a.dtype.kind == "c":
+        raise TypeError(f"reduce: {op} is not defined for complex dtype {a.dtype}")
     dt = np.dtype(dtype) if dtype is not None else a.dtype
     if opc >= 2:
         dt = a.dtype
