@@ -34,7 +34,8 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic, overload
 
-from flexarray._kernels import kernel, parallel_kernel, numba
+from flexarray._kernels import kernel
+from flexarray._kernels import _intrinsics as _threads
 
 u = np.uint64
 U1 = np.uint64(1)
@@ -544,10 +545,9 @@ def _views(wa, wq, la, lq, lz):
 
 
 @kernel
-def _unit(kind, mode, t, width, b, x, roffs, es, out, olen, ip, tw, meta, s, wa, wq):
-    """Transform `kind` of rows [t*width, (t+1)*width) (mode ROWS), or task t of phase
-    `mode` of row b, the phase split into at least `width` tasks (see _phase_tasks).
-    Input row b starts at x[roffs[b]], elements es apart; output row b at out[b*olen]
+def _unit(kind, mode, lo, hi, b, ntmin, x, roffs, es, out, olen, ip, tw, meta, s, wa, wq):
+    """Transform `kind` of rows lo..hi-1 (mode ROWS), or tasks lo..hi-1 of phase `mode` of
+    row b, the phase split into at least ntmin tasks (see _phase_tasks). Input row b starts at x[roffs[b]], elements es apart; output row b at out[b*olen]
     (contiguous), the result times s.
 
     RFFT: 2*nc reals -> nc+1 complex (interleaved). IRFFT: nc+1 complex (float pairs)
@@ -567,17 +567,16 @@ def _unit(kind, mode, t, width, b, x, roffs, es, out, olen, ip, tw, meta, s, wa,
     rowwise = n2 > 1
     swap = kind == IRFFT or kind == ICFFT
     sout = 1.0 if kind == IRFFT else s      # irfft scales while packing
-    b1 = b + 1
     if mode == ROWS:
-        b = t * width
-        b1 = min(roffs.shape[0], b + width)
+        b, b1 = lo, hi
         p0, p1 = (XLOAD, OUT + 1) if rowwise else (SMALL, SMALL + 1)
     else:
+        b1 = b + 1
         p0, p1 = mode, mode + 1
     for rb in range(b, b1, 1 if rowwise else nl):
         for phase in range(p0, p1):
-            ntask, w = _phase_tasks(kind, phase, n1, n2, nl, 1 if mode == ROWS else width)
-            ta, tb = (0, ntask) if mode == ROWS else (t, t + 1)
+            ntask, w = _phase_tasks(kind, phase, n1, n2, nl, 1 if mode == ROWS else ntmin)
+            ta, tb = (0, ntask) if mode == ROWS else (lo, hi)
             for tt in range(ta, tb):
                 lo = tt * w
                 if phase == XLOAD:
@@ -639,39 +638,13 @@ def _unit(kind, mode, t, width, b, x, roffs, es, out, olen, ip, tw, meta, s, wa,
                     _copy_lanes(are, aim, w, 0, qre, qim, n1, lo, n2, w)
 
 
-@parallel_kernel
-def run_parallel(kind, split, x, roffs, es, out, olen, ip, tw, meta, s, nchunks, ws):
-    """Transform `kind` (see _unit) of every row on all threads: the rows in nchunks chunks,
-    or (`split`) each huge row in turn with the tasks of each phase spread over the
-    threads. One prange, so one parallel body to compile. `ws`: the workspace of
-    :func:`workspace`, one row per thread (split rows share q and z: row 0)."""
-    n1 = meta[0]
-    n2 = meta[1]
-    nl = lanes(tw)
-    nrows = roffs.shape[0]
-    unit = nl if n2 == 1 else 1
-    per_chunk = ((nrows + unit - 1) // unit + nchunks - 1) // nchunks * unit
-    for b in range(nrows if split else 1):
-        for phase in range(OUT + 1 if split else 1):
-            if split:
-                mode = phase
-                width = nchunks
-                ntask, _ = _phase_tasks(kind, phase, n1, n2, nl, width)
-            else:
-                mode, ntask, width = ROWS, nchunks, per_chunk
-            for t in numba.prange(ntask):
-                me = numba.get_thread_id()
-                _unit(kind, mode, np.int64(t), width, b, x, roffs, es, out, olen, ip, tw,
-                      meta, s, ws[me], ws[0 if split else me])
-
-
 # ----------------------------------------------------------------------------------------
 # NumPy-level entry points
 
 _NORMS = ("backward", "ortho", "forward")
 PAR_MIN_WORK = 1 << 15      # reals per call below which one thread is faster
 BIG_MIN_NC = 1 << 16        # complex length from which a lone row is split over threads
-TASKS_PER_THREAD = 4
+PIECES_PER_THREAD = 4
 
 
 def _is_pow2(n):
@@ -715,48 +688,64 @@ def _rows(v):
 _WS = threading.local()
 
 
-def workspace(pl, kind, nthreads):
-    """Scratch of _unit for nthreads threads: one row per thread (see _views). The last
-    two are kept per Python thread and reused: fresh multi-MiB buffers cost a page fault
-    per 4 KiB on every call."""
-    key = (pl.nc, pl.dtype.char, kind == IRFFT, nthreads)
+def workspace(pl, kind, full=True):
+    """This Python thread's scratch row for _unit (see _views): a, q and z, or only a
+    (`full` False: the private part of a task of a split row). The last two are kept per
+    thread and reused: fresh multi-MiB buffers cost a page fault per 4 KiB on every call."""
+    la, lq, lz = _scratch_len(pl.n1, pl.n2, _nlanes(pl.dtype), kind)
+    size = 2 * (la + lq + lz) if full else 2 * la
+    key = (size, pl.dtype.char)
     cache = getattr(_WS, "cache", None)
     if cache is None:
         cache = _WS.cache = {}
-    ws = cache.pop(key, None)
-    if ws is None:
-        la, lq, lz = _scratch_len(pl.n1, pl.n2, _nlanes(pl.dtype), kind)
-        ws = np.empty((nthreads, 2 * (la + lq + lz)), pl.dtype)
-    cache[key] = ws
+    w = cache.pop(key, None)
+    if w is None:
+        w = np.empty(size, pl.dtype)
+    cache[key] = w
     while len(cache) > 2:
         del cache[next(iter(cache))]
-    return ws
+    return w
 
 
 def _launch(kind, flat, offs, es, out, olen, nc, dtype, scale):
-    """Run transform `kind` on the rows (serially below PAR_MIN_WORK, else on all threads:
-    rows in parallel, or one huge row at a time split over the threads)."""
+    """Run transform `kind` on the rows: serially below PAR_MIN_WORK; else rows (or lane
+    blocks of short rows) spread over the threads, or, for fewer rows than threads of
+    nc >= BIG_MIN_NC, each row with each of its phases spread over the threads.
+
+    Threads are Python threads running the nogil kernel (run_split: the caller takes its
+    share of pieces, so a helper the OS schedules late costs little). Numba's OpenMP
+    prange waited for every thread at each barrier: on the shared machine 10-16 ms per
+    call whenever the second thread was not running (median 9.6 ms vs 1.4 ms serial, rows
+    of 1024 points), and the parallel build doubled the cold compile."""
     pl = get_plan(nc, dtype)
     nrows = offs.shape[0]
-    nthreads = numba.get_num_threads() if nrows * nc * 2 >= PAR_MIN_WORK else 1
+    nthreads = _threads.NTHREADS if nrows * nc * 2 >= PAR_MIN_WORK else 1
+    args = (flat, offs, es, out, olen, pl.ip, pl.tw, pl.meta, scale)
     if nthreads < 2:
-        w = workspace(pl, kind, 1)[0]
-        _unit(kind, ROWS, 0, nrows, 0, flat, offs, es, out, olen, pl.ip, pl.tw, pl.meta,
-              scale, w, w)
+        w = workspace(pl, kind)
+        _unit(kind, ROWS, 0, nrows, 0, 1, *args, w, w)
         return
-    split = pl.rowwise and nc >= BIG_MIN_NC and nrows < 2 * nthreads
-    nl = _nlanes(dtype)
-    nblk = nrows if pl.rowwise else (nrows + nl - 1) // nl
-    ws = workspace(pl, kind, nthreads)
-    # Tasks handed out one at a time (dynamic schedule) and several per thread: on a busy
-    # machine a preempted thread's static half stalled the whole call (measured 5-15x).
-    old = numba.set_parallel_chunksize(1)
-    try:
-        run_parallel(kind, split, flat, offs, es, out, olen, pl.ip, pl.tw, pl.meta, scale,
-                     TASKS_PER_THREAD * nthreads if split else
-                     min(TASKS_PER_THREAD * nthreads, nblk), ws)
-    finally:
-        numba.set_parallel_chunksize(old)
+    if not (pl.rowwise and nc >= BIG_MIN_NC and nrows < nthreads):
+        unit = 1 if pl.rowwise else _nlanes(dtype)
+
+        def rows(lo, hi):
+            w = workspace(pl, kind)
+            _unit(kind, ROWS, lo * unit, min(hi * unit, nrows), 0, 1, *args, w, w)
+
+        _threads.run_split(rows, (), (nrows + unit - 1) // unit, nthreads, PIECES_PER_THREAD)
+        return
+    shared = workspace(pl, kind)
+    ntmin = PIECES_PER_THREAD * nthreads
+    for b in range(nrows):
+        for phase in range(OUT + 1):
+            ntask = _phase_tasks(kind, phase, pl.n1, pl.n2, _nlanes(dtype), ntmin)[0]
+
+            def tasks(lo, hi):
+                _unit(kind, phase, lo, hi, b, ntmin, *args, workspace(pl, kind, False),
+                      shared)
+
+            if ntask:
+                _threads.run_split(tasks, (), ntask, nthreads, PIECES_PER_THREAD)
 
 
 def _last_axis(a, axis, m, n, fill):
