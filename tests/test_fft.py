@@ -80,27 +80,36 @@ def check_pair(x, n, axis, norm):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("logn", range(0, 15))
-def test_kernel_power_of_two_sizes(dtype, logn):
+def test_kernel_power_of_two_sizes(dtype, logn, monkeypatch):
     rng = np.random.default_rng(logn)
     n = 1 << logn
-    for shape in [(n,), (3, n), (max(2, 40960 // n), n)]:    # serial and parallel rows
+    for shape in [(n,), (3, n)]:
         check_pair(normal(rng, shape, dtype), None, -1, "backward")
+    monkeypatch.setattr(K, "PAR_MIN_WORK", 1)              # rows over worker threads
+    check_pair(normal(rng, (37, n), dtype), None, -1, "ortho")
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("shape", [(1, 1 << 15), (2, 1 << 16), (3, 1 << 15)])
-def test_kernel_huge_rows_split_over_threads(dtype, shape):
-    rng = np.random.default_rng(sum(shape))
-    for norm in ("backward", "ortho"):
-        check_pair(normal(rng, shape, dtype), None, -1, norm)
+def test_kernel_huge_rows_split_over_threads(dtype, monkeypatch):
+    rng = np.random.default_rng(9)
+    for norm in ("backward", "forward"):
+        check_pair(normal(rng, (1, 1 << 17), dtype), None, -1, norm)    # the real thresholds
+    monkeypatch.setattr(K, "PAR_MIN_WORK", 1)
+    monkeypatch.setattr(K, "BIG_MIN_NC", 1)
+    for shape in [(1, 1 << 9), (1, 1 << 12), (1, 1 << 15), (2, 1 << 14)]:
+        check_pair(normal(rng, shape, dtype), None, -1, "ortho")
+    check_pair(normal(rng, (1 << 13, 1), dtype)[::-1], None, 0, "backward")
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_kernel_many_short_rows(dtype):
+def test_kernel_many_short_rows(dtype, monkeypatch):
     rng = np.random.default_rng(1)
-    for n in (2, 4, 8, 16, 64, 128, 256):
-        check_pair(normal(rng, (1001, n), dtype), None, 1, "ortho")
-        check_pair(normal(rng, (n, 37), dtype), None, 0, "forward")
+    for par in (False, True):
+        if par:
+            monkeypatch.setattr(K, "PAR_MIN_WORK", 1)
+        for n in (2, 4, 8, 16, 64, 128, 256):
+            check_pair(normal(rng, (1001, n), dtype), None, 1, "ortho")
+            check_pair(normal(rng, (n, 37), dtype), None, 0, "forward")
 
 
 @settings(max_examples=60, deadline=None)
