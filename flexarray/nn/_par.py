@@ -70,16 +70,21 @@ class _SingleThreadedBLAS:
 def run(fn, items, parallel=True, blas=True):
     """Call ``fn(item)`` for every item; across worker threads when ``parallel``.
 
-    ``fn`` must only write to disjoint parts of shared outputs. Inline (and with BLAS's
-    own threads) when ``parallel`` is false, there is one item, or one worker. With
-    ``blas`` (fn calls BLAS), BLAS runs single-threaded while the workers run.
+    ``fn`` must only write to disjoint parts of shared outputs. Inline when ``parallel``
+    is false, there is one item, or one worker. With ``blas`` (fn calls BLAS), BLAS runs
+    single-threaded while the items run (unless there is a single item, run inline).
     """
     items = list(items)
     nw = workers()
     if not parallel or len(items) <= 1 or nw <= 1 or threading.current_thread().name.startswith(
             "flexarray-nn"):
-        for it in items:
-            fn(it)
+        # Inline. Blocks that alternate serial kernels with BLAS still get single-threaded
+        # BLAS: OpenBLAS's idle threads spin after each GEMM and starve the next kernel
+        # (measured under load: k7 s2 conv inline 38-211 ms with BLAS's threads, against
+        # 14 ms on the workers).
+        with _SingleThreadedBLAS() if blas and len(items) > 1 else _NoLimit():
+            for it in items:
+                fn(it)
         return
     with _SingleThreadedBLAS() if blas else _NoLimit():
         # Dynamic scheduling: a worker slowed by a busy core simply takes fewer items.
