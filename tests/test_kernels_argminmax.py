@@ -9,7 +9,8 @@ from flexarray._kernels import argminmax as A
 from test_kernels_common import arrays, random_values
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
-DTYPES = [np.float32, np.float64, np.int8, np.uint16, np.float16, BF16, np.bool_]
+# each dtype compiles its own kernels (~1.3 s each, cold): a float, an int, the halves, bool
+DTYPES = [np.float32, np.int8, np.float16, BF16, np.bool_]
 nonempty = st.lists(st.integers(1, 7), min_size=0, max_size=3).map(tuple)
 
 
