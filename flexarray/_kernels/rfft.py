@@ -334,13 +334,23 @@ class Plan:
 _PLANS = {}
 
 
+CACHE_ENTRIES = 32      # plans and Bluestein chirps kept (least recently used dropped)
+
+
+def _cached(cache, key, make):
+    """cache[key], made on a miss; the cache keeps its CACHE_ENTRIES most recent keys."""
+    v = cache.pop(key, None)
+    if v is None:
+        v = make()
+    cache[key] = v
+    while len(cache) > CACHE_ENTRIES:
+        del cache[next(iter(cache))]
+    return v
+
+
 def get_plan(nc, dtype):
     """The cached :class:`Plan` for complex length nc (a power of two) and float dtype."""
-    key = (nc, np.dtype(dtype).char)
-    p = _PLANS.get(key)
-    if p is None:
-        p = _PLANS[key] = Plan(nc, dtype)
-    return p
+    return _cached(_PLANS, (nc, np.dtype(dtype).char), lambda: Plan(nc, dtype))
 
 
 # ----------------------------------------------------------------------------------------
@@ -825,17 +835,15 @@ _CHIRPS = {}
 def _chirp(n, dtype):
     """(M, conj(c)[:n], FFT_M(b) / M) of Bluestein's algorithm, c_j = exp(i pi j^2 / n),
     computed in float64 and rounded once to the complex dtype."""
-    key = (n, np.dtype(dtype).char)
-    ch = _CHIRPS.get(key)
-    if ch is None:
+    def make():
         M = 1 << (2 * n - 2).bit_length()
         j = np.arange(n, dtype=np.int64)
         c = np.exp(1j * np.pi * ((j * j) % (2 * n)) / n)
         b = np.zeros(M, np.complex128)
         b[:n] = c
         b[M - n + 1:] = c[1:][::-1]
-        ch = _CHIRPS[key] = (M, np.conj(c).astype(dtype), (np.fft.fft(b) / M).astype(dtype))
-    return ch
+        return M, np.conj(c).astype(dtype), (np.fft.fft(b) / M).astype(dtype)
+    return _cached(_CHIRPS, (n, np.dtype(dtype).char), make)
 
 
 def _bluestein(a, n, inverse, keep):
