@@ -50,12 +50,36 @@ def _nlanes(dtype):
 # ----------------------------------------------------------------------------------------
 # LLVM vector butterflies
 
-def _bfly_codegen(npoints, twiddled):
-    """Codegen of an in-place radix-`npoints` DIT butterfly on one vector of lanes.
+def _dft4(add, sub, xr, xi):
+    """Forward 4-point DFT of vectors (lists of re / im parts)."""
+    t0r, t0i = add(xr[0], xr[2]), add(xi[0], xi[2])
+    t1r, t1i = sub(xr[0], xr[2]), sub(xi[0], xi[2])
+    t2r, t2i = add(xr[1], xr[3]), add(xi[1], xi[3])
+    t3r, t3i = sub(xr[1], xr[3]), sub(xi[1], xi[3])
+    return [(add(t0r, t2r), add(t0i, t2i)),      # a + b + c + d
+            (add(t1r, t3i), sub(t1i, t3r)),      # a - ib - c + id
+            (sub(t0r, t2r), sub(t0i, t2i)),      # a - b + c - d
+            (sub(t1r, t3i), add(t1i, t3r))]      # a + ib - c - id
 
-    Points sit at element offsets p0, p0+s, p0+2s, ... of re/im; twiddles (w1..w3) are
-    scalars broadcast to all lanes.
-    """
+
+def _dft8(add, sub, mul, neg, h, xr, xi):
+    """Forward 8-point DFT: radix-2 over (p, p+4), the odd half times w8^p (h = 1/sqrt 2
+    splat), then two 4-point DFTs giving the even and the odd outputs."""
+    ar = [add(xr[p], xr[p + 4]) for p in range(4)]
+    ai = [add(xi[p], xi[p + 4]) for p in range(4)]
+    br = [sub(xr[p], xr[p + 4]) for p in range(4)]
+    bi = [sub(xi[p], xi[p + 4]) for p in range(4)]
+    br[1], bi[1] = mul(add(br[1], bi[1]), h), mul(sub(bi[1], br[1]), h)     # * (1-i)/sqrt2
+    br[2], bi[2] = bi[2], neg(br[2])                                         # * -i
+    br[3], bi[3] = mul(sub(bi[3], br[3]), h), neg(mul(add(br[3], bi[3]), h))  # * -(1+i)/sqrt2
+    even, odd = _dft4(add, sub, ar, ai), _dft4(add, sub, br, bi)
+    return [v for pair in zip(even, odd) for v in pair]
+
+
+def _bfly_codegen(npoints, twiddled):
+    """Codegen of an in-place radix-`npoints` (2, 4 or 8) DIT butterfly on one vector of
+    lanes. Points sit at element offsets p0, p0+s, p0+2s, ... of re/im; twiddles
+    (w1..w_{npoints-1}, re and im) are scalars broadcast to all lanes."""
     def codegen(context, builder, sig, args):
         re_t = sig.args[0]
         ft = context.get_value_type(re_t.dtype)
@@ -96,15 +120,11 @@ def _bfly_codegen(npoints, twiddled):
         if npoints == 2:
             out = [(add(xr[0], xr[1]), add(xi[0], xi[1])),
                    (sub(xr[0], xr[1]), sub(xi[0], xi[1]))]
+        elif npoints == 4:
+            out = _dft4(add, sub, xr, xi)
         else:
-            t0r, t0i = add(xr[0], xr[2]), add(xi[0], xi[2])
-            t1r, t1i = sub(xr[0], xr[2]), sub(xi[0], xi[2])
-            t2r, t2i = add(xr[1], xr[3]), add(xi[1], xi[3])
-            t3r, t3i = sub(xr[1], xr[3]), sub(xi[1], xi[3])
-            out = [(add(t0r, t2r), add(t0i, t2i)),      # a + b + c + d
-                   (add(t1r, t3i), sub(t1i, t3r)),      # a - ib - c + id
-                   (sub(t0r, t2r), sub(t0i, t2i)),      # a - b + c - d
-                   (sub(t1r, t3i), add(t1i, t3r))]      # a + ib - c - id
+            h = float(np.dtype(re_t.dtype.name).type(np.sqrt(0.5)))    # exact in the dtype
+            out = _dft8(add, sub, mul, builder.fneg, ir.Constant(vt, [h] * nl), xr, xi)
         for q in range(npoints):
             builder.store(out[q][0], rp[q], align=align)
             builder.store(out[q][1], ip[q], align=align)
@@ -112,24 +132,35 @@ def _bfly_codegen(npoints, twiddled):
     return codegen
 
 
+def _bfly_sig(npoints, twiddled):
+    def typer(typingctx, re, im, p0, s, *w):
+        args = (re, im, types.uint64, types.uint64) + (re.dtype,) * len(w)
+        return types.void(*args), _bfly_codegen(npoints, twiddled)
+    return typer
+
+
 @intrinsic
 def _bfly2(typingctx, re, im, p0, s):
     """Twiddle-free radix-2 butterfly on the vector at p0 and p0+s (in place)."""
-    return types.void(re, im, types.uint64, types.uint64), _bfly_codegen(2, False)
+    return _bfly_sig(2, False)(typingctx, re, im, p0, s)
 
 
 @intrinsic
 def _bfly4_first(typingctx, re, im, p0, s):
     """Twiddle-free radix-4 butterfly on the vectors at p0 + {0,1,2,3}*s (in place)."""
-    return types.void(re, im, types.uint64, types.uint64), _bfly_codegen(4, False)
+    return _bfly_sig(4, False)(typingctx, re, im, p0, s)
+
+
+@intrinsic
+def _bfly8_first(typingctx, re, im, p0, s):
+    """Twiddle-free radix-8 butterfly on the vectors at p0 + {0..7}*s (in place)."""
+    return _bfly_sig(8, False)(typingctx, re, im, p0, s)
 
 
 @intrinsic
 def _bfly4(typingctx, re, im, p0, s, w1r, w1i, w2r, w2i, w3r, w3i):
     """Radix-4 DIT butterfly, points 1..3 multiplied by the broadcast twiddles w1..w3."""
-    d = re.dtype
-    return (types.void(re, im, types.uint64, types.uint64, d, d, d, d, d, d),
-            _bfly_codegen(4, True))
+    return _bfly_sig(4, True)(typingctx, re, im, p0, s, w1r, w1i, w2r, w2i, w3r, w3i)
 
 
 def _transpose_regs(builder, rows, nl):
@@ -209,8 +240,12 @@ def _lanes_overload(a):
 def _fft_lanes(re, im, n, W, c0, c1, twr, twi):
     """Forward FFT of length n (power of two) on lanes c0..c1-1 of an (n, W) lane block.
 
-    c0, c1 and W are multiples of the vector width. Call with (im, re) swapped for the
-    unnormalized inverse transform.
+    c0, c1 and W are multiples of the vector width. Stages: one twiddle-free first stage,
+    radix-8 when log2 n is odd (one pass instead of a radix-2 and a radix-4 pass: 1.2x
+    faster lane FFTs of 32 points) else radix-4 (radix-2 for n = 2), then radix-4 stages
+    with the twiddles of _lane_twiddles. (Twiddled radix-8 stages were 1.7-3x slower on
+    blocks of 512+ points: 14 twiddles per butterfly and 30 live vectors spill.) Call with
+    (im, re) swapped for the unnormalized inverse transform.
     """
     if n < 2:
         return
@@ -219,16 +254,17 @@ def _fft_lanes(re, im, n, W, c0, c1, twr, twi):
     k = 0
     while (1 << k) < n:
         k += 1
-    if k % 2 == 1:
-        for g in range(0, n, 2):
-            for c in range(c0, c1, nl):
-                _bfly2(re, im, u(g) * uW + u(c), uW)
-        L = 8
-    else:
-        for g in range(0, n, 4):
-            for c in range(c0, c1, nl):
-                _bfly4_first(re, im, u(g) * uW + u(c), uW)
-        L = 16
+    L = 2 if k == 1 else (8 if k % 2 == 1 else 4)
+    for g in range(0, n, L):
+        p = u(g) * uW
+        for c in range(c0, c1, nl):
+            if L == 2:
+                _bfly2(re, im, p + u(c), uW)
+            elif L == 4:
+                _bfly4_first(re, im, p + u(c), uW)
+            else:
+                _bfly8_first(re, im, p + u(c), uW)
+    L *= 4
     toff = 0
     while L <= n:
         Ls = L // 4
@@ -253,10 +289,12 @@ def _fft_lanes(re, im, n, W, c0, c1, twr, twi):
 # plans (computed once per size and dtype, cached)
 
 def _stage_sizes(n):
-    """Stage lengths L of the radix plan for a power-of-two n (first stage first)."""
+    """Stage lengths L of the radix plan of _fft_lanes for a power-of-two n."""
     k = n.bit_length() - 1
-    sizes = [2] if k % 2 else ([4] if k else [])
-    while sizes and sizes[-1] * 4 <= n:
+    if k == 0:
+        return []
+    sizes = [2 if k == 1 else (8 if k % 2 else 4)]
+    while sizes[-1] * 4 <= n:
         sizes.append(sizes[-1] * 4)
     return sizes
 
@@ -284,7 +322,7 @@ def _expi(num, den):
 
 
 def _lane_twiddles(n):
-    """Twiddles of the twiddled radix-4 stages, in the order _fft_lanes reads them."""
+    """Twiddles w^j, w^2j, w^3j of the radix-4 stages, in the order _fft_lanes reads them."""
     parts = []
     for L in _stage_sizes(n)[1:]:
         j = np.arange(L // 4)
