@@ -8,7 +8,7 @@ All functions take C-contiguous float32/float64 NumPy arrays in the 3-D layout
 * Winograd F(2x2, 3x3) for 3x3 stride-1 2-D convolutions with enough channels: 2.25x fewer
   multiplies than im2col, the 16 GEMMs through BLAS (16x128x64x64 -> 128: ~2x im2col);
 * pointwise (1x1, stride 1, unpadded): one GEMM per group on the input itself;
-* im2col + GEMM, tiled: column blocks of ~0.5 MB (cache-resident) per worker thread;
+* im2col + GEMM, tiled: column blocks of ~2 MB (cache-resident) per worker thread;
 * transposed convolution: GEMM into column blocks, then col2im (scatter-add).
 
 Large problems are cut into blocks run by worker threads (flexarray.nn._par), each block
@@ -18,8 +18,11 @@ import numpy as np
 
 from . import _par
 
-# im2col column blocks of about this many bytes: cache-sized, so the GEMM reads them hot.
-_COL_BLOCK_BYTES = 1 << 19
+# im2col column blocks of about this many bytes: large enough for an efficient GEMM and
+# few Python steps, small enough to stay in cache. Measured on one core (0.5/1/2 MB):
+# k7 s2 3->64 on 4x224x224 14.3/12.5/12.6 ms, k3 s2 64->64 on 8x56x56 10.0/8.8/7.5 ms,
+# k5 32->64 on 4x64x64 30.4/22.8/21.8 ms.
+_COL_BLOCK_BYTES = 1 << 21
 # im2col phase-splits strided inputs at least this wide.
 _PHASE_MIN_W = 16
 # Winograd blocks: V (16 x Cin x tiles) of about this many bytes.
@@ -133,7 +136,10 @@ def _im2col_blocks(x, w, b, g, out, groups):
         if b is not None:
             wg = np.concatenate([wg, b[grp * Cout_g:(grp + 1) * Cout_g, None]], axis=1)
         wmats.append(np.ascontiguousarray(wg))
-    nq = max(1, min(g[20] * g[21], _COL_BLOCK_BYTES // max(1, rows * Wo * x.itemsize)))
+    nrows_out = g[20] * g[21]
+    nq = max(1, min(nrows_out, _COL_BLOCK_BYTES // max(1, rows * Wo * x.itemsize)))
+    # at least two blocks per worker, for balance
+    nq = max(1, min(nq, -(-N * groups * nrows_out // (2 * _par.workers()))))
     sw = g[13]
     Wq = 0
     if sw > 1 and W >= _PHASE_MIN_W:
