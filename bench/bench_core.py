@@ -37,8 +37,9 @@ def main():
             "torch": ta is not None and (lambda a=ta: a.exp())}, ">= 1.8x NumPy"))
     a, x, ta = pair(1 << 24, np.float16)
     b, y, tb = pair(1 << 24, np.float16, seed=1)
-    cases.append(("float16 add 16M", {"flexarray": lambda: x + y, "numpy": lambda: a + b,
-                                       "torch": ta is not None and (lambda: ta + tb)},
+    cases.append(("float16 add 16M", {"flexarray": lambda x=x, y=y: x + y,
+                                       "numpy": lambda a=a, b=b: a + b,
+                                       "torch": ta is not None and (lambda a=ta, b=tb: a + b)},
                   ">= 20x NumPy"))
     s, sx, st = pair(1000)
     cases.append(("x[i]", {"flexarray": lambda: sx[17], "numpy": lambda: s[17, ...],
@@ -70,7 +71,6 @@ def main():
     b, y, tb = pair(1 << 24, seed=1)
 
     def fx_iadd():
-        global _x
         x.__iadd__(y)
 
     def np_iadd():
