@@ -620,8 +620,9 @@ def _views(wa, wq, la, lq, lz):
 @kernel
 def _unit(kind, mode, lo, hi, b, ntmin, x, roffs, es, out, olen, ip, tw, meta, s, wa, wq):
     """Transform `kind` of rows lo..hi-1 (mode ROWS), or tasks lo..hi-1 of phase `mode` of
-    row b, the phase split into at least ntmin tasks (see _phase_tasks). Input row b starts at x[roffs[b]], elements es apart; output row b at out[b*olen]
-    (contiguous), the result times s.
+    row b, the phase split into at least ntmin tasks (see _phase_tasks). Input row b starts
+    at x[roffs[b]], elements es apart; output row b at out[b*olen] (contiguous), the
+    result times s.
 
     RFFT: 2*nc reals -> nc+1 complex (interleaved). IRFFT: nc+1 complex (float pairs)
     -> 2*nc reals. CFFT / ICFFT: nc complex -> nc complex, forward / inverse.
