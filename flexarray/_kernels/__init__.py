@@ -13,7 +13,7 @@ import tempfile
 
 import numba
 
-__all__ = ["kernel", "parallel_kernel", "numba"]
+__all__ = ["kernel", "numba"]
 
 
 def _choose_cache_dir():
@@ -37,11 +37,11 @@ def _choose_cache_dir():
 
 _choose_cache_dir()
 
-# The OpenMP layer costs 1.3-2.9 us per parallel call; the fallback 'workqueue' layer
-# costs ~90 us and aborts the process when two Python threads run parallel kernels.
-if os.environ.get("NUMBA_THREADING_LAYER") is None:
-    numba.config.THREADING_LAYER = "omp"
-
+# Threads: kernels are serial and ``nogil``; callers split work across Python worker
+# threads (``_intrinsics.run_split``, ``nn/_par.py``). Measured on this 2-core machine:
+# ``parallel=True`` (prange) kernels waited 10-20 ms per call at their barriers whenever
+# another process held a core, and compiled 2-3x longer; worker threads that take pieces in
+# turn degrade gracefully instead.
 _OPTIONS = dict(cache=True, nogil=True, error_model="numpy", fastmath=False)
 
 
@@ -51,8 +51,3 @@ def kernel(*args, **kwargs):
     if args and callable(args[0]):
         return numba.njit(**opts)(args[0])
     return numba.njit(*args, **opts)
-
-
-def parallel_kernel(*args, **kwargs):
-    """``@parallel_kernel``: like :func:`kernel` with ``parallel=True`` (use ``prange``)."""
-    return kernel(*args, parallel=True, **kwargs)
