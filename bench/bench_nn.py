@@ -3,8 +3,10 @@
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/bench_nn.py [--rounds N]
         [--only SUBSTRING] [--single-thread]
 
-Each case runs flexarray, torch and NumPy interleaved, round after round, and keeps each
-one's best time: on a shared machine the three see the same noise. Ratios are time over
+Each case runs flexarray, torch and NumPy interleaved, round after round (rotating the
+order, with a short pause before each timing so that no library inherits another's
+spinning idle threads), and keeps each one's best time: on a shared machine the three
+see the same noise. Ratios are time over
 flexarray's time, so > 1 means flexarray is faster. Results are checked against torch
 before timing. Prints a Markdown table (the ones in docs/nn.md).
 
@@ -136,6 +138,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--only", default="", help="substring of the case names to run")
+    ap.add_argument("--settle", type=float, default=0.15,
+                    help="seconds of pause before each timing (idle threads stop spinning)")
     ap.add_argument("--single-thread", action="store_true",
                     help="one thread each, timed by thread CPU time")
     opts = ap.parse_args()
@@ -167,11 +171,16 @@ def main():
             f_t(*ta)
         f_np(*args)
         best = {"fx": np.inf, "t": np.inf, "np": np.inf}
-        for _ in range(opts.rounds):
-            best["fx"] = min(best["fx"], _best(f_fx, fa, reps))
-            if torch:
-                best["t"] = min(best["t"], _best(f_t, ta, reps))
-            best["np"] = min(best["np"], _best(f_np, args, max(1, reps // 3)))
+        runs = [("fx", f_fx, fa, reps), ("np", f_np, args, max(1, reps // 3))]
+        if torch:
+            runs.insert(1, ("t", f_t, ta, reps))
+        for r in range(opts.rounds):
+            for key, fn, a, n in runs[r % len(runs):] + runs[:r % len(runs)]:
+                # Let the previous library's idle threads stop spinning first (OpenBLAS's
+                # spin for up to ~0.1 s after a call, OpenMP's for a while too): without
+                # this pause, whoever runs next loses a core to them.
+                time.sleep(opts.settle)
+                best[key] = min(best[key], _best(fn, a, n))
 
         def fmt(s):
             return f"{s * 1e3:.3f} ms" if s >= 1e-4 else f"{s * 1e6:.2f} us"
