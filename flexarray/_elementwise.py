@@ -8,13 +8,11 @@ from the standard's special cases, a small NumPy-level fix in :mod:`._special` i
 from __future__ import annotations
 
 import builtins
-import concurrent.futures
-import os
 
 import numpy as np
 
 from . import _dtypes as _dt
-from . import _special
+from . import _special, _threads
 from ._array import Array, Buffer, _new, wrap
 
 # --- the table ----------------------------------------------------------------------------
@@ -115,15 +113,6 @@ _HALF_NP = (np.dtype(np.float16), _dt.bfloat16.np)
 _BY_NP = _dt._BY_NP
 #: below this many output elements one thread does the work (thread hand-off ~20-40 us)
 PARALLEL_MIN = 1 << 20
-_THREADS = min(os.cpu_count() or 1, 8)
-_pool = None
-
-
-def _executor():
-    global _pool
-    if _pool is None:
-        _pool = concurrent.futures.ThreadPoolExecutor(_THREADS, "flexarray-ew")
-    return _pool
 
 
 def _check_category(name, cat, dtype, what="x"):
@@ -200,16 +189,15 @@ def _is_large(args, out):
 
 def _ufunc(func, args, out=None):
     """``func(*args)`` into ``out`` (or a new array): on all cores in chunks when large."""
-    if _THREADS < 2 or not _is_large(args, out):
+    if _threads.NTHREADS < 2 or not _is_large(args, out):
         return _quiet(func, args, out)
     if out is None:
         shape = np.broadcast_shapes(*(np.shape(a) for a in args))
         probe = _quiet(func, tuple(a.reshape(-1)[:1] if type(a) is np.ndarray else a
                                    for a in args))
         out = np.empty(shape, np.result_type(probe))
-    ax = int(np.argmax(out.shape))
-    length, nd = out.shape[ax], out.ndim
-    bounds = [length * i // _THREADS for i in range(_THREADS + 1)]
+    ax = int(np.argmax(out.shape))  # split the longest axis
+    nd = out.ndim
 
     def cut(a, sl):
         if type(a) is not np.ndarray:
@@ -219,14 +207,11 @@ def _ufunc(func, args, out=None):
             return a
         return a[(slice(None),) * k + (sl,)]
 
-    def part(i):
-        sl = slice(bounds[i], bounds[i + 1])
+    def part(lo, hi):
+        sl = slice(lo, hi)
         _quiet(func, tuple(cut(a, sl) for a in args), cut(out, sl))
 
-    futures = [_executor().submit(part, i) for i in range(1, _THREADS)]
-    part(0)
-    for f in futures:
-        f.result()
+    _threads.run_split(part, (), out.shape[ax], _threads.NTHREADS, pieces_per_thread=4)
     return out
 
 

@@ -35,7 +35,7 @@ from numba import types
 from numba.extending import intrinsic, overload
 
 from flexarray._kernels import kernel
-from flexarray._kernels import _intrinsics as _threads
+from flexarray import _threads
 
 u = np.uint64
 U1 = np.uint64(1)
