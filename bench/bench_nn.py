@@ -4,9 +4,9 @@
         [--only SUBSTRING] [--single-thread]
 
 Each case runs flexarray, torch and NumPy interleaved, round after round (rotating the
-order, with a short pause before each timing so that no library inherits another's
-spinning idle threads), and keeps each one's best time: on a shared machine the three
-see the same noise. Ratios are time over
+order; before each timing a short pause, so that no library inherits another's spinning
+idle threads, and one untimed call), and keeps each one's best time: on a shared machine
+the three see the same noise. Ratios are time over
 flexarray's time, so > 1 means flexarray is faster. Results are checked against torch
 before timing. Prints a Markdown table (the ones in docs/nn.md).
 
@@ -177,9 +177,11 @@ def main():
         for r in range(opts.rounds):
             for key, fn, a, n in runs[r % len(runs):] + runs[:r % len(runs)]:
                 # Let the previous library's idle threads stop spinning first (OpenBLAS's
-                # spin for up to ~0.1 s after a call, OpenMP's for a while too): without
-                # this pause, whoever runs next loses a core to them.
+                # spin for ~0.1 s after a call: measured 104 ms of CPU in a 0.2 s pause
+                # after a 2-thread matmul), then one untimed call wakes this library's
+                # threads and caches: the timing is the steady state of back-to-back calls.
                 time.sleep(opts.settle)
+                fn(*a)
                 best[key] = min(best[key], _best(fn, a, n))
 
         def fmt(s):

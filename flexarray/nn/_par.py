@@ -88,12 +88,17 @@ def run(fn, items, parallel=True, blas=True):
         return
     with _SingleThreadedBLAS() if blas else _NoLimit():
         # Dynamic scheduling: a worker slowed by a busy core simply takes fewer items.
+        # The calling thread works too: one thread fewer to wake (measured after an idle
+        # pause: a k7 s2 conv took 8.6 ms with two pool threads, 7.2 ms this way).
         it = iter(items)
         take = threading.Lock()
         futures = [_get_pool().submit(_drain, fn, it, take)
-                   for _ in range(min(nw, len(items)))]
-        for f in futures:
-            f.result()
+                   for _ in range(min(nw, len(items)) - 1)]
+        try:
+            _drain(fn, it, take)
+        finally:
+            for f in futures:
+                f.result()
 
 
 class _NoLimit:
