@@ -40,6 +40,9 @@ def run_split(fn, args, total, nthreads, pieces_per_thread=8):
     (a parallel build compiles 2-3x longer).
     """
     nthreads = max(1, min(nthreads, total))
+    if threading.current_thread().name.startswith("flexarray"):
+        nthreads = 1  # already on a worker (of this pool or nn's): waiting on the pool could
+        # deadlock, and the caller's work is parallel already
     if nthreads == 1:
         fn(*args, 0, total)
         return

@@ -1,5 +1,8 @@
 """Coarse-grained parallelism for flexarray.nn: worker threads, each serial inside.
 
+(nn keeps its own pool, with BLAS limited to one thread while it runs; kernels called from
+its threads run inline: see ``flexarray._threads.run_split``.)
+
 Convolution and attention alternate BLAS GEMMs with Numba kernels block by block. Running
 both multithreaded (OpenBLAS's pool, then Numba's OpenMP pool, then OpenBLAS's again, ...)
 makes the two pools' spinning threads fight over the cores: measured on this 2-core machine
