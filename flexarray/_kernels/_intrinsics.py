@@ -40,7 +40,7 @@ from numba.np.numpy_support import as_dtype
 __all__ = ["f16_load", "f16_store", "bf16_load", "bf16_store", "fpext_half", "fptrunc_half",
            "f32_bits", "bits_f32", "PLAIN", "F16", "BF16", "element_kind", "load_as",
            "cast_like", "as_readonly", "stack_array", "gather", "flat_view", "plan",
-           "run_split", "RANK", "NTHREADS"]
+           "run_split", "RANK", "NTHREADS", "row_item"]
 
 RANK = 4  # kernels take shape/stride tuples of exactly this length
 
@@ -199,6 +199,24 @@ def _load_as_impl(kind, x, like):
             return cast_like(x, like)
         return impl
     return lambda kind, x, like: cast_like(x, like)
+
+
+# ---------------------------------------------------------------- work items
+@register_jitable
+def row_item(t, shape, chunk):
+    """Work item ``t`` of a rank-4 ``shape`` cut into runs of up to ``chunk`` elements of
+    the innermost dim: ``(i0, i1, i2, start, m)``, the run ``[start, start + m)`` of row
+    ``(i0, i1, i2)``."""
+    n0, n1, n2, n3 = shape
+    nci = (n3 + chunk - 1) // chunk
+    c = t % nci
+    r = t // nci
+    i2 = r % n2
+    r = r // n2
+    i1 = r % n1
+    i0 = r // n1
+    start = c * chunk
+    return i0, i1, i2, start, min(chunk, n3 - start)
 
 
 # ---------------------------------------------------------------- threads

@@ -22,7 +22,7 @@ Entry points: ``copy_into(dst, src)``, ``ascontiguous(src) -> ndarray`` and
 import numpy as np
 
 from flexarray._kernels import kernel
-from flexarray._kernels._intrinsics import NTHREADS, flat_view, plan, run_split
+from flexarray._kernels._intrinsics import NTHREADS, flat_view, plan, row_item, run_split
 
 __all__ = ["copy_into", "ascontiguous", "copy_flat"]
 
@@ -42,17 +42,9 @@ def _copy_kernel(src, so, ss, dst, do, sd, shape, tile, lo, hi):
     copied in ``tile x tile`` blocks of dims (2, 3) through a buffer."""
     n0, n1, n2, n3 = shape
     if tile == 0:
-        nci = (n3 + _CHUNK - 1) // _CHUNK
         s3, d3 = ss[3], sd[3]
         for t in range(lo, hi):
-            c = t % nci
-            r = t // nci
-            i2 = r % n2
-            r = r // n2
-            i1 = r % n1
-            i0 = r // n1
-            start = c * _CHUNK
-            m = min(_CHUNK, n3 - start)
+            i0, i1, i2, start, m = row_item(t, shape, _CHUNK)
             ps = so + i0 * ss[0] + i1 * ss[1] + i2 * ss[2] + start * s3
             pd = do + i0 * sd[0] + i1 * sd[1] + i2 * sd[2] + start * d3
             if s3 == 1 and d3 == 1:  # (a loop: slice assignment compiles ~2x longer)

@@ -34,7 +34,7 @@ from numba.extending import overload, register_jitable
 from flexarray._kernels import kernel
 from flexarray._kernels._intrinsics import (NTHREADS, as_readonly, bf16_load, bf16_store,
                                             f16_load, f16_store, flat_view, fpext_half,
-                                            fptrunc_half, plan, run_split)
+                                            fptrunc_half, plan, row_item, run_split)
 
 __all__ = ["binary", "binary_flat", "to_float32", "from_float32", "convert_into",
            "convert_flat", "OPS", "HALF_DTYPES"]
@@ -204,20 +204,11 @@ def _gather(src, p, s, k, tmp):
 
 def _binary_kernel(op, a, ao, sa, b, bo, sb, o, oo, so, shape, lo, hi):
     """Work items ``[lo, hi)``: runs of up to ``_CHUNK`` elements along the innermost dim."""
-    n0, n1, n2, n3 = shape
-    nci = (n3 + _CHUNK - 1) // _CHUNK
     ta = np.empty(_BLOCK, a.dtype)
     tb = np.empty(_BLOCK, b.dtype)
     to = np.empty(_BLOCK, o.dtype)
     for t in range(lo, hi):
-        c = t % nci
-        r = t // nci
-        i2 = r % n2
-        r = r // n2
-        i1 = r % n1
-        i0 = r // n1
-        start = c * _CHUNK
-        m = min(_CHUNK, n3 - start)
+        i0, i1, i2, start, m = row_item(t, shape, _CHUNK)
         pa = ao + i0 * sa[0] + i1 * sa[1] + i2 * sa[2] + start * sa[3]
         pb = bo + i0 * sb[0] + i1 * sb[1] + i2 * sb[2] + start * sb[3]
         po = oo + i0 * so[0] + i1 * so[1] + i2 * so[2] + start * so[3]
@@ -261,19 +252,10 @@ def _convert_block(sv, dv):
 
 
 def _convert_kernel(src, so, ss, dst, do, sd, shape, lo, hi):
-    n0, n1, n2, n3 = shape
-    nci = (n3 + _CHUNK - 1) // _CHUNK
     ts = np.empty(_BLOCK, src.dtype)
     td = np.empty(_BLOCK, dst.dtype)
     for t in range(lo, hi):
-        c = t % nci
-        r = t // nci
-        i2 = r % n2
-        r = r // n2
-        i1 = r % n1
-        i0 = r // n1
-        start = c * _CHUNK
-        m = min(_CHUNK, n3 - start)
+        i0, i1, i2, start, m = row_item(t, shape, _CHUNK)
         ps = so + i0 * ss[0] + i1 * ss[1] + i2 * ss[2] + start * ss[3]
         pd = do + i0 * sd[0] + i1 * sd[1] + i2 * sd[2] + start * sd[3]
         s3, d3 = ss[3], sd[3]
