@@ -8,11 +8,12 @@ from the standard's special cases, a small NumPy-level fix in :mod:`._special` i
 from __future__ import annotations
 
 import builtins
+import sys
 
 import numpy as np
 
 from . import _dtypes as _dt
-from . import _special, _threads
+from . import _array, _special, _threads
 from ._array import Array, Buffer, _new, wrap
 
 # --- the table ----------------------------------------------------------------------------
@@ -254,6 +255,9 @@ def _allowed(cat):
     return frozenset(d for d in _dt.ALL if _CATEGORIES[cat](d))
 
 
+_ALLOWED = {name: _allowed(cat) for name, (_, cat, _) in BINARY.items()}
+
+
 def _make_unary(name, func, cat):
     allowed = _allowed(cat)
 
@@ -275,6 +279,29 @@ def _make_binary(name, func, cat):
             _check_category(name, cat, dt, "x1' and 'x2")
         return _wrap(_compute(name, func, (a1, a2), dt))
     return f
+
+
+#: from this many elements a temporary left operand takes the result (see _array)
+ELIDE_MIN = 1 << 16
+
+
+def apply_elided(name, x, other):
+    """``x <op> other`` written into ``x``, a temporary about to be dropped, and ``x``
+    returned; None when the result cannot go there (another dtype or shape, shared or
+    foreign memory), and the caller allocates as usual."""
+    func, cat, result = BINARY[name]
+    if x._buf.exported or x._buf.foreign or not x._arr.flags.writeable or \
+            sys.getrefcount(x._buf) > _array._UNIQUE_REFS:
+        return None
+    a1, a2, dt = _operands(name, x, other)
+    if dt is not x._dtype or dt not in _ALLOWED[name] or (result == "float" and
+                                                         dt.kind in "biu"):
+        return None
+    if type(other) is Array and other._arr.shape != a1.shape and \
+            np.broadcast_shapes(a1.shape, other._arr.shape) != a1.shape:
+        return None
+    _compute(name, func, (a1, a2), dt, out=a1)
+    return x
 
 
 def apply_inplace(name, x, other):

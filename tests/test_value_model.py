@@ -178,3 +178,29 @@ def test_copies_of_foreign_memory_are_snapshots():
     assert float(x[0]) == 99.0
     for c in copies:
         assert float(xp.reshape(c, (-1,))[0]) == 0.0
+
+
+def test_temporaries_take_results_but_named_arrays_never_change():
+    """``a * b + c`` computes ``+ c`` into the temporary ``a * b`` (no fresh allocation);
+    no array anybody can still reach is written, however the operator is invoked."""
+    import functools
+    import operator
+    n = 1 << 17  # above the elision threshold
+    rng = np.random.default_rng(3)
+    a, b, c = (rng.standard_normal(n) for _ in range(3))
+    x, y, z = (xp.asarray(v, copy=True) for v in (a, b, c))
+    np.testing.assert_array_equal(np.asarray(x * y + z), a * b + c)
+    np.testing.assert_array_equal(np.asarray((x * y)[::2] - z[::2]), (a * b)[::2] - c[::2])
+    t = x * y
+    snapshot = np.array(t._arr)
+    results = [t + z, t.__add__(z), operator.add(t, z), functools.reduce(operator.add, [t, z]),
+               sum([z], start=t), t[::2] + z[::2], t * 2.0]
+    for r in results[:5]:
+        np.testing.assert_array_equal(np.asarray(r), a * b + c)
+    np.testing.assert_array_equal(t._arr, snapshot)
+    for v, orig in ((x, a), (y, b), (z, c)):
+        np.testing.assert_array_equal(v._arr, orig)
+    r = (x * y) + xp.ones((2, n))  # the result is larger than the temporary: a new array
+    assert r.shape == (2, n)
+    i = xp.asarray(np.arange(n, dtype=np.int32))
+    assert ((i * 2) / 2).dtype is xp.float64  # int / int: a float result, not in place
