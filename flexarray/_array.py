@@ -361,8 +361,8 @@ _BINARY_OP = dis.opmap["BINARY_OP"]
 
 
 def _called_by_operator() -> bool:
-    """Whether the Python code two frames up is executing a binary operator (BINARY_OP),
-    not an explicit call: from a method called by an operator, frame 1 is that code."""
+    """Whether the code that called the operator method (two frames up from here) is
+    executing a binary operator (BINARY_OP), not an explicit call or a C function."""
     f = sys._getframe(2)
     return f.f_code.co_code[f.f_lasti] == _BINARY_OP
 
@@ -373,7 +373,7 @@ class _TempProbe:
 
 
 #: reference count of ``self`` inside an operator method when ``self`` is a temporary
-_TEMP_REFS = (_TempProbe() + 0)
+_TEMP_REFS = _TempProbe() + 0
 
 
 def _install_operators():
