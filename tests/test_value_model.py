@@ -24,6 +24,14 @@ def slices_for(shape):
     return st.tuples(*(one(n) for n in shape))
 
 
+def broadcasts_into(shape, target):
+    """Whether an operand of ``shape`` broadcasts to exactly ``target``."""
+    try:
+        return np.broadcast_shapes(target, shape) == target
+    except ValueError:
+        return False
+
+
 class ValueModel(RuleBasedStateMachine):
     arrays = Bundle("arrays")
 
@@ -87,11 +95,7 @@ class ValueModel(RuleBasedStateMachine):
     @rule(i=arrays, j=arrays)
     def setitem_array(self, i, j):
         (x, m), (y, n) = self.pairs[i], self.pairs[j]
-        try:
-            target = np.broadcast_shapes(m.shape, n.shape)
-        except ValueError:
-            return
-        if target != m.shape:
+        if not broadcasts_into(n.shape, m.shape):
             return
         x[...] = y
         m[...] = n
@@ -99,11 +103,7 @@ class ValueModel(RuleBasedStateMachine):
     @rule(i=arrays, j=arrays, op=st.sampled_from(["__iadd__", "__imul__", "__isub__"]))
     def inplace(self, i, j, op):
         (x, m), (y, n) = self.pairs[i], self.pairs[j]
-        try:
-            target = np.broadcast_shapes(m.shape, n.shape)
-        except ValueError:
-            return
-        if target != m.shape:
+        if not broadcasts_into(n.shape, m.shape):
             return
         r = getattr(x, op)(y)
         assert r is x
