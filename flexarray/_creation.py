@@ -8,6 +8,7 @@ import operator
 import numpy as np
 
 from . import _dtypes as _dt
+from . import _memory
 from ._array import Array, _new, copy_of, wrap, wrap_foreign
 from ._device import check_device
 
@@ -193,8 +194,12 @@ def _filled(func, shape, dtype, device, fill, like=None):
         shape = _shape(shape, func)
     dtype = dtype or _dt.default_float
     if fill is None:
-        return wrap(np.empty(shape, dtype.np))
-    return wrap(np.full(shape, fill, dtype.np))
+        return wrap(_memory.empty(shape, dtype.np))
+    if type(fill) is int and fill == 0:  # calloc: the system hands out zeroed pages lazily
+        return wrap(np.zeros(shape, dtype.np))
+    out = _memory.empty(shape, dtype.np)
+    out.fill(fill)
+    return wrap(out)
 
 
 def empty(shape, *, dtype=None, device=None):

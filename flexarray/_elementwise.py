@@ -13,7 +13,7 @@ import sys
 import numpy as np
 
 from . import _dtypes as _dt
-from . import _array, _special, _threads
+from . import _array, _memory, _special, _threads
 from ._array import Array, Buffer, _new, wrap
 
 # --- the table ----------------------------------------------------------------------------
@@ -196,7 +196,7 @@ def _ufunc(func, args, out=None):
         shape = np.broadcast_shapes(*(np.shape(a) for a in args))
         probe = _quiet(func, tuple(a.reshape(-1)[:1] if type(a) is np.ndarray else a
                                    for a in args))
-        out = np.empty(shape, np.result_type(probe))
+        out = _memory.empty(shape, np.result_type(probe))
     ax = int(np.argmax(out.shape))  # split the longest axis
     nd = out.ndim
 
@@ -230,7 +230,7 @@ def _compute(name, func, args, dt, out=None):
         a, b = (x if type(x) is np.ndarray else np.asarray(x, dt.np) for x in args)
         if a.dtype == b.dtype == dt.np:
             if out is None:
-                out = np.empty(np.broadcast_shapes(a.shape, b.shape), dt.np)
+                out = _memory.empty(np.broadcast_shapes(a.shape, b.shape), dt.np)
             elif np.shares_memory(out, b) and out is not b:
                 b = b.copy()  # the kernel may not read an input it partially overwrites
             half.binary(name, a, b, out)

@@ -155,5 +155,5 @@ def copy_into(dst, src):
 
 def ascontiguous(src):
     """A new C-contiguous copy of ``src`` (``np.ascontiguousarray`` that always copies)."""
-    out = np.empty(src.shape, src.dtype)
-    return copy_into(out, src)
+    from flexarray._memory import empty
+    return copy_into(empty(src.shape, src.dtype), src)

@@ -32,6 +32,7 @@ from numba import types
 from numba.extending import overload, register_jitable
 
 from flexarray._kernels import kernel
+from flexarray._memory import empty
 from flexarray._kernels._intrinsics import (NTHREADS, as_readonly, bf16_load, bf16_store,
                                             f16_load, f16_store, flat_view, fpext_half,
                                             fptrunc_half, plan, row_item, run_split)
@@ -369,11 +370,9 @@ def convert_into(dst, src):
 
 def to_float32(a):
     """A new C-contiguous float32 array with the values of float16/bfloat16 ``a``."""
-    out = np.empty(a.shape, np.float32)
-    return convert_into(out, a)
+    return convert_into(empty(a.shape, np.float32), a)
 
 
 def from_float32(x, dtype):
     """A new C-contiguous ``dtype`` (float16 or bfloat16) array: float32 ``x`` rounded once."""
-    out = np.empty(x.shape, np.dtype(dtype))
-    return convert_into(out, x)
+    return convert_into(empty(x.shape, dtype), x)

@@ -1,0 +1,100 @@
+"""The pool of warm memory for large results (flexarray/_memory.py): a block is reused only
+when nothing can reach it any more, and reuse never changes an array someone still holds."""
+import threading
+
+import numpy as np
+import pytest
+
+import flexarray as xp
+from flexarray import _memory
+
+N = (_memory.POOL_MIN // 8) * 2  # float64 elements of a pooled result
+
+
+def ptr(a):
+    return np.asarray(a).__array_interface__["data"][0]
+
+
+@pytest.fixture
+def src():
+    _memory.release()
+    v = np.random.default_rng(0).standard_normal(N)
+    return v, xp.asarray(v)
+
+
+def test_a_dead_result_gives_its_memory_to_the_next(src):
+    v, x = src
+    a = xp.exp(x)
+    p = ptr(a)
+    del a
+    b = xp.exp(x)
+    assert ptr(b) == p
+    np.testing.assert_array_equal(np.asarray(b), np.exp(v))
+
+
+@pytest.mark.parametrize("keep", ["view", "numpy export", "dlpack", "copy", "memoryview"])
+def test_memory_anything_still_reaches_is_not_reused(src, keep):
+    v, x = src
+    a = xp.exp(x)
+    p = ptr(a)
+    held = {"view": lambda: a[1:],
+            "numpy export": lambda: np.asarray(a),
+            "dlpack": lambda: np.from_dlpack(a),
+            "copy": lambda: xp.asarray(a, copy=True),
+            "memoryview": lambda: memoryview(np.asarray(a))}[keep]()
+    del a
+    others = [xp.sin(x), xp.cos(x), xp.add(x, 1.0), xp.empty(N)]
+    assert all(ptr(o) != p for o in others)
+    for o in others[:3]:
+        o[...] = 0.0
+    got = np.asarray(held).reshape(-1)
+    expect = np.exp(v)[1:] if keep == "view" else np.exp(v)
+    np.testing.assert_array_equal(got, expect)
+
+
+def test_elided_temporaries_and_half_kernels_stay_correct(src):
+    v, x = src
+    for _ in range(3):  # reused blocks hold old values: every result is still exact
+        r = x * x + x
+        np.testing.assert_array_equal(np.asarray(r), v * v + v)
+    h = xp.astype(x, xp.float16)
+    hv = v.astype(np.float16)
+    for _ in range(3):
+        np.testing.assert_array_equal(np.asarray(h + h), hv + hv)
+        np.testing.assert_array_equal(np.asarray(xp.full(N, 2.5)), np.full(N, 2.5))
+
+
+def test_the_pool_stays_within_its_cap(src, monkeypatch):
+    v, x = src
+    monkeypatch.setattr(_memory, "CAP", 3 * N * 8)
+    live = [xp.exp(x) for _ in range(5)]  # more than the cap: the rest is plain NumPy
+    assert sum(b.size for b in _memory._blocks) <= _memory.CAP
+    for a, k in zip(live, range(5)):
+        np.testing.assert_array_equal(np.asarray(a), np.exp(v))
+    del live, a
+    assert _memory.release() <= _memory.CAP
+    assert _memory._blocks == []
+
+
+def test_threads_never_share_a_live_block(src):
+    v, x = src
+    results, errors = {}, []
+
+    def work(k):
+        try:
+            for i in range(4):
+                r = xp.multiply(x, float(k + 1))
+                results[k, i] = r
+                np.testing.assert_array_equal(np.asarray(r), v * (k + 1))
+        except AssertionError as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len({ptr(r) for r in results.values()}) == len(results)
+    for (k, _), r in results.items():
+        np.testing.assert_array_equal(np.asarray(r), v * (k + 1))
