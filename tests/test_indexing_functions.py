@@ -45,6 +45,39 @@ def test_take(data):
                 xp.take(x, bi, axis=axis)
 
 
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_take_gather_kernel_matches_numpy(data):
+    """The Numba gather (flexarray._kernels.gather) on every dtype and axis, forced on for
+    small arrays; non-contiguous inputs take NumPy's path and must agree too."""
+    from flexarray import _indexing
+    x, ref = data.draw(arrays(min_dims=1, max_dims=4))
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
+    n = ref.shape[axis]
+    k = data.draw(st.integers(0, 9)) if n else 0
+    idx, iref = data.draw(index_arrays(n, (k,)))
+    saved, _indexing.GATHER_MIN = _indexing.GATHER_MIN, 0
+    try:
+        r = xp.take(x, idx, axis=axis)
+    finally:
+        _indexing.GATHER_MIN = saved
+    assert_bits(r, np.take(ref, iref.astype(np.intp), axis=axis))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex128", "bool", "float16"])
+def test_take_large_gathers_on_threads(dtype):
+    from flexarray._kernels import gather
+    rng = np.random.default_rng(5)
+    ref = (rng.standard_normal((64, 3000, 3)) * 4).astype(dtype)
+    iref = rng.integers(-3000, 3000, 2000)
+    assert 64 * 2000 * 3 >= gather.PARALLEL_MIN / 8  # several thread pieces per row block
+    r = xp.take(xp.asarray(ref), xp.asarray(iref), axis=1)
+    assert_bits(r, np.take(ref, iref, axis=1))
+    flat = ref.reshape(-1)
+    iflat = rng.integers(0, flat.size, gather.PARALLEL_MIN + 7)
+    assert_bits(xp.take(xp.asarray(flat), xp.asarray(iflat)), flat[iflat])
+
+
 @st.composite
 def along_axis_case(draw):
     shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=4))
