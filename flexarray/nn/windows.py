@@ -7,6 +7,11 @@ from . import _common as C
 
 __all__ = ["unfold"]
 
+_Array = _array.Array
+_ndarray = np.ndarray
+_as_strided = np.lib.stride_tricks.as_strided
+_view_of = _array.view_of
+
 
 def unfold(x, axis, size, step=1):
     """Sliding windows of ``size`` elements every ``step`` along ``axis``: a view.
@@ -22,44 +27,59 @@ def unfold(x, axis, size, step=1):
     Raises TypeError for a non-array or non-integer arguments, IndexError (AxisError) for
     an axis out of range, ValueError for ``size`` < 0 or larger than the axis, ``step`` < 1.
     """
-    if type(x) is not _array.Array:
+    # This is a ~1 us call, so every step counts (measured, best of 15-20 rounds: keyword
+    # arguments to np.ndarray +0.3 us; making the view read-only afterwards with
+    # ``w.flags.writeable = False`` +0.36 us, ``w.setflags(write=False)`` +0.2 us, where
+    # a read-only memoryview as the buffer makes it read-only at birth for ~0.1 us less).
+    if type(x) is not _Array:
         C.check_array(x, "unfold", "x")
     nd = x._arr
-    ndim = nd.ndim
-    if ndim == 0:
-        raise ValueError("unfold: 'x' must have at least one dimension, got a 0-d array")
-    if type(axis) is int and -ndim <= axis < ndim:  # the common case, without a call
-        ax = axis % ndim
-    else:
-        ax = normalize_axis(axis, ndim, "unfold", "axis")
-    if type(size) is not int:
+    shape = nd.shape
+    ndim = len(shape)
+    if type(axis) is not int or not -ndim <= axis < ndim:
+        if ndim == 0:
+            raise ValueError("unfold: 'x' must have at least one dimension, got a 0-d array")
+        axis = normalize_axis(axis, ndim, "unfold", "axis")
+    if type(size) is not int or type(step) is not int:
         size = C._int(size, "unfold", "size")
-    if type(step) is not int:
         step = C._int(step, "unfold", "step")
-    n = nd.shape[ax]
-    if size < 0 or size > n:
-        raise ValueError(f"unfold: 'size' must be between 0 and the length of axis {axis} "
-                         f"({n}) for x of shape {nd.shape}, got {size}")
-    if step < 1:
-        raise ValueError(f"unfold: 'step' must be positive, got {step}")
-    st = nd.strides
+    n = shape[axis]
+    if not 0 <= size <= n or step < 1:
+        _bad_window(shape, axis, size, step)
+    s = nd.strides[axis]
     if ndim == 1:
-        shape = ((n - size) // step + 1, size)
-        strides = (st[0] * step, st[0])
+        wshape = ((n - size) // step + 1, size)
+        wstrides = (s * step, s)
     else:
-        shape = nd.shape[:ax] + ((n - size) // step + 1,) + nd.shape[ax + 1:] + (size,)
-        strides = st[:ax] + (st[ax] * step,) + st[ax + 1:] + (st[ax],)
-    w = None
-    flags = nd.flags
-    if flags.c_contiguous:
-        # ~1 us: a new header on the same memory (np.lib.stride_tricks.as_strided: ~7 us)
-        try:
-            w = np.ndarray(shape, nd.dtype, buffer=nd, strides=strides)
-        except (TypeError, ValueError, BufferError):
-            w = None
-        else:
-            if flags.writeable:  # (a read-only source already gives a read-only view)
-                w.flags.writeable = False
-    if w is None:
-        w = np.lib.stride_tricks.as_strided(nd, shape, strides, writeable=False)
-    return _array.view_of(x, w)  # shares x's buffer: writes copy first (value model)
+        axis %= ndim
+        st = nd.strides
+        wshape = shape[:axis] + ((n - size) // step + 1,) + shape[axis + 1:] + (size,)
+        wstrides = st[:axis] + (s * step,) + st[axis + 1:] + (s,)
+    try:
+        # A new header on nd's memory: ~0.5 us (as_strided: ~7 us). A contiguous nd (C
+        # or F order) exports exactly its own memory starting at its first element, and
+        # NumPy checks that the strided view stays inside it; a non-contiguous nd raises
+        # BufferError here.
+        w = _ndarray(wshape, nd.dtype, memoryview(nd).toreadonly(), 0, wstrides)
+    except (TypeError, ValueError, BufferError):
+        w = _other_view(nd, wshape, wstrides)
+    return _view_of(x, w)  # shares x's buffer: writes copy first (value model)
+
+
+def _other_view(nd, shape, strides):
+    """The read-only view when the fast path cannot take it: dtypes the buffer protocol
+    cannot describe (bfloat16: NumPy still takes its own array as a buffer) and
+    non-contiguous arrays (as_strided)."""
+    try:
+        w = _ndarray(shape, nd.dtype, nd, 0, strides)
+    except (TypeError, ValueError, BufferError):
+        return _as_strided(nd, shape, strides, writeable=False)
+    w.setflags(write=False)
+    return w
+
+
+def _bad_window(shape, axis, size, step):
+    if size < 0 or size > shape[axis]:
+        raise ValueError(f"unfold: 'size' must be between 0 and the length of axis {axis} "
+                         f"({shape[axis]}) for x of shape {shape}, got {size}")
+    raise ValueError(f"unfold: 'step' must be positive, got {step}")
