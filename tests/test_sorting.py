@@ -32,6 +32,44 @@ def expected_order(ref, axis, descending):
 @settings(max_examples=80)
 @given(data=st.data(), descending=st.booleans(), stable=st.booleans())
 def test_sort_and_argsort(data, descending, stable):
+    check_sort_and_argsort(data, descending, stable)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), descending=st.booleans(), stable=st.booleans())
+def test_radix_sort_kernel_on_every_layout(data, descending, stable):
+    """The radix kernel (flexarray._kernels.radix), forced on for short axes."""
+    from flexarray import _sorting
+    saved, _sorting.RADIX_MIN = _sorting.RADIX_MIN, 1
+    try:
+        check_sort_and_argsort(data, descending, stable)
+    finally:
+        _sorting.RADIX_MIN = saved
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "int32",
+                                   "int64", "uint32", "uint64"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_radix_sort_of_long_rows_on_threads(dtype, descending):
+    rng = np.random.default_rng(7)
+    ref = (rng.standard_normal((6, 5000)) * 300).astype(getattr(xp, dtype).np)
+    if ref.dtype.kind != "f" and dtype != "bfloat16":
+        ref[1, ::3] = np.iinfo(ref.dtype).max
+        ref[2, ::5] = np.iinfo(ref.dtype).min
+    else:
+        ref[1, ::7] = np.nan  # one row with NaN, one with -0.0, the rest plain
+        ref[2, ::5] = -0.0
+        ref[2, ::9] = 0.0
+    ref[3] = ref[3, :40].repeat(125)  # many ties
+    x = fx(ref)
+    for axis in (-1, 0):
+        order = expected_order(ref, axis, descending)
+        assert_bits(xp.argsort(x, axis=axis, descending=descending), order)
+        assert_bits(xp.sort(x, axis=axis, descending=descending),
+                    np.take_along_axis(ref, order, axis=axis))
+
+
+def check_sort_and_argsort(data, descending, stable):
     x, ref = data.draw(arrays(dtypes=REAL_DTYPES, min_dims=1, max_side=7))
     axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
     kw = {"axis": axis, "descending": descending, "stable": stable}
