@@ -51,10 +51,14 @@ def ordered_operand(x, func: str, name: str = "x") -> np.ndarray:
 #:   whole rows instead of NumPy's copy-then-scan): 2.2-4x at 256^2, 15-30x from 1024^2,
 #:   0.3x at 64^2 (call overhead);
 #: - float16, any axis: 1.5-10x from 256^2 (NumPy compares float16 slowly);
-#: - axis=None of a non-contiguous array (tiled copy, then NumPy): 1.0-9x from 1024^2,
-#:   0.3-2x at 256^2; never for bool (NumPy stops at the first True);
-#: - a contiguous axis otherwise: NumPy (the kernel's lane scan measured 0.2-0.7x; for
-#:   bfloat16 NumPy on a float32 copy is faster too).
+#: - a contiguous axis (runs mode: a vectorized extreme pass per chunk, then a short scan
+#:   for its first index; two threads from 1M elements). NumPy 2.4 copies read-only input
+#:   first (flexarray's views of foreign memory are read-only): 4096^2 float32 axis 1
+#:   3.5-4.5x NumPy on read-only input; 0.8-0.85x NumPy's time on writeable input with one
+#:   thread, 0.9-1.2x with two;
+#: - axis=None: C-contiguous input as one run split into segments (1.0-1.1x NumPy on
+#:   writeable input, ~4x on read-only); other layouts a tiled copy first (1.0-9x from
+#:   1024^2, 0.3-2x at 256^2); never for bool (NumPy stops at the first True).
 ARG_KERNEL_MIN = 1 << 16
 ARG_KERNEL_FLAT_MIN = 1 << 20
 
@@ -65,9 +69,9 @@ def _arg_kernel(a, ax):
         return None
     if a.dtype != np.float16:
         if ax is None:
-            if a.size < ARG_KERNEL_FLAT_MIN or a.flags.c_contiguous or a.dtype == np.bool_:
+            if a.size < ARG_KERNEL_FLAT_MIN or a.dtype == np.bool_:
                 return None
-        else:
+        elif abs(a.strides[ax]) != a.itemsize:
             s = abs(a.strides[ax])
             if not any(abs(st) < s for d, (n, st) in enumerate(zip(a.shape, a.strides))
                        if d != ax and n > 1):

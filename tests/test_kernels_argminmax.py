@@ -71,3 +71,81 @@ def test_empty_axis_raises_and_empty_output():
         A.argmax(np.zeros((3, 0)), 1)
     assert A.argmin(np.zeros((0, 4)), 1).shape == (0,)
     assert A.argmax(np.float32(3) * np.ones(()), None) == 0
+
+
+# --- runs mode: the axis is contiguous (element stride +-1) -----------------------------------
+RUN_LENGTHS = [1, 63, 64, 65, 2047, 2048, 2049, 5000]  # around _FIND and _CHUNK
+
+
+def run_views(base):
+    """Views of 2-D ``base`` whose axis 1 is a contiguous run: plain, reversed, rows with
+    a negative or strided outer step, overlapping windows (rows one element apart), a
+    read-only copy."""
+    ro = base.copy()
+    ro.flags.writeable = False
+    flat = base.reshape(-1)
+    n = base.shape[1]
+    windows = np.lib.stride_tricks.as_strided(flat, (base.size - n + 1, n),
+                                              (flat.itemsize, flat.itemsize), writeable=False)
+    return {"plain": base, "reversed": base[:, ::-1], "rows reversed": base[::-1],
+            "rows strided": base[::2], "both reversed": base[::-2, ::-1], "windows": windows,
+            "read-only": ro}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16, np.uint8, np.float16,
+                                   BF16, np.bool_])
+def test_runs_mode_matches_numpy(dtype):
+    rng = np.random.default_rng(11)
+    for n in RUN_LENGTHS:
+        base = random_values(dtype, (5, n), rng, small_ints=True)
+        if np.dtype(dtype).kind == "f" and n > 1:  # NaN placements: first, last, two NaNs
+            base[1, 0] = np.nan
+            base[2, n - 1] = np.nan
+            base[3, n // 2] = np.nan
+            base[3, n // 3] = np.nan
+        for name, v in run_views(base).items():
+            for op in ("argmax", "argmin"):
+                got = getattr(A, op)(v, 1)
+                assert np.array_equal(got, reference(op, v, 1)), (dtype, n, name, op)
+                got = getattr(A, op)(v, None)
+                assert got == reference(op, v, None), (dtype, n, name, op)
+
+
+@pytest.mark.parametrize("nthreads", [2, 3])
+def test_runs_mode_threads_and_segments(nthreads, monkeypatch):
+    """Long runs cut into segments on threads: the first extreme wins across segments
+    (ties and NaNs placed in later segments, a run of the extreme across a boundary)."""
+    monkeypatch.setattr(A, "RUNS_PARALLEL_MIN", 0)
+    monkeypatch.setattr(A, "NTHREADS", nthreads)
+    rng = np.random.default_rng(12)
+    a = rng.integers(-50, 50, (2, 70001)).astype(np.float32)
+    a[0, 9000:9100] = 60        # a run across a segment boundary
+    a[0, 50000] = 60            # a later tie
+    a[1, 65000] = np.nan        # NaN only in the last segment
+    a[1, 40000] = -60
+    for v in (a, a[:, ::-1], a[:1], a[1:]):
+        for op in ("argmax", "argmin"):
+            assert np.array_equal(getattr(A, op)(v, 1), getattr(np, op)(v, axis=1))
+            assert getattr(A, op)(v, None) == getattr(np, op)(v)
+    h = a.astype(np.float16)  # segments' candidates compared as float32
+    for op in ("argmax", "argmin"):
+        assert np.array_equal(getattr(A, op)(h, 1), getattr(np, op)(h, axis=1))
+    many = rng.standard_normal((64, 3000)).astype(np.float32)  # rows on threads
+    assert np.array_equal(A.argmin(many, 1), np.argmin(many, axis=1))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from([np.float32, np.int8, BF16]), st.sampled_from(["argmax", "argmin"]),
+       st.integers(1, 300), st.integers(0, 2**32 - 1), st.booleans(), st.booleans())
+def test_runs_mode_random_rows(dtype, name, n, seed, rev, nan):
+    rng = np.random.default_rng(seed)
+    a = random_values(dtype, (3, n), rng, small_ints=True, special=nan)
+    v = a[::-1, ::-1] if rev else a
+    assert np.array_equal(getattr(A, name)(v, 1), reference(name, v, 1))
+
+
+def test_runs_mode_empty_and_zero_rows():
+    with pytest.raises(ValueError):
+        A.argmax(np.zeros((3, 0), np.float32), 1)
+    assert A.argmax(np.zeros((0, 5), np.float32), 1).shape == (0,)
+    assert A.argmin(np.zeros((2, 0, 5), np.float32), 2).shape == (2, 0)

@@ -81,7 +81,10 @@ ARGMIN = (xp.argmin, lambda v, b: v < b)
 # costs a cold compile (1-4 s); the kernels' own tests cover their dtypes and layouts.
 KERNEL_CASES = [(ARGMAX, xp.float32, "c", 0), (ARGMIN, xp.float32, "c", 0),
                 (ARGMAX, xp.float16, "c", 1), (ARGMIN, xp.bfloat16, "c", 0),
-                (ARGMAX, xp.float32, "t", None), (ARGMIN, xp.float32, "t", None)]
+                (ARGMAX, xp.float32, "t", None), (ARGMIN, xp.float32, "t", None),
+                # contiguous axis and C-contiguous axis=None (the kernels' runs mode)
+                (ARGMAX, xp.float32, "c", 1), (ARGMIN, xp.float32, "t", 0),
+                (ARGMAX, xp.float32, "c", None)]
 
 
 @pytest.mark.parametrize("op,dtype,layout,axis", KERNEL_CASES)

@@ -7,9 +7,15 @@ first NaN wins, for argmax and argmin alike). float16/bfloat16 compare as float3
   array): ``_WIDTH`` columns are scanned together, row after row, keeping a best value and
   an index per column (selects: vectorizes). NumPy copies the axis contiguous first; this is
   memory-bound instead (4096x4096 float32, axis 0: ~30x NumPy).
-- inner mode (the axis is the most contiguous dim): ``_LANES`` lanes keep the first
-  extreme of their residue class; lanes merge by (value, smallest index). For a contiguous
-  last axis NumPy's own SIMD argmax is faster (memory-bound) and is used instead.
+- runs mode (the axis has element stride +-1; also ``axis=None`` of C-contiguous input, as
+  one run): chunks of ``_CHUNK`` elements; the chunk's extreme comes from the reduction
+  kernels' lanes (``reduce._lanes``: selects only, vectorized, memory-bound), and only a
+  chunk that beats the best so far is scanned (from L1) for the first index of its
+  extreme. Rows (or segments of one long run) go to threads. NumPy 2.4 copies read-only
+  input before its SIMD argmax (4096^2 float32 axis 1: ~10 ms against ~2.4 ms writeable);
+  this path measured ~2.4-3.1 ms on either (see ``_searching.ARG_KERNEL_MIN``).
+- inner mode (the axis is the most contiguous dim but strided): ``_LANES`` lanes keep the
+  first extreme of their residue class; lanes merge by (value, smallest index).
 
 Entry points: ``argmax(a, axis=None) -> int64 ndarray``, ``argmin(a, axis=None)``. One
 specialization per (dtype, mode) serves both; cold compile ~1.1-1.5 s CPU each.
@@ -18,17 +24,23 @@ import numpy as np
 from numba.extending import register_jitable
 
 from flexarray._kernels import kernel
-from flexarray._kernels._intrinsics import (NTHREADS, element_kind, flat_view, load_as, run_split,
+from flexarray._kernels._intrinsics import (NTHREADS, cast_like, element_kind, flat_view, load_as, run_split,
                                             stack_array)
+from flexarray._kernels.reduce import _LANES as _RLANES
+from flexarray._kernels.reduce import _combine, _identity, _lanes
 
 __all__ = ["argmax", "argmin"]
 
 _WIDTH = 4096      # outer mode: columns scanned together (whole rows read sequentially)
 _ROWS = 32         # outer mode: rows per block
 _LANES = 32        # inner mode: lanes
+_CHUNK = 2048      # runs mode: elements per chunk (extreme pass, then index scan from L1)
+_FIND = 64         # runs mode: elements tested at once when looking for the extreme
 # Threads for the outer-mode scan from this many elements on (compute-bound: ~7 ms for
 # 4096^2 float32 on one thread; a second thread measured 1.0-1.1x on this busy machine).
 PARALLEL_MIN = 1 << 22
+# Threads for runs mode (a contiguous axis) from this many elements on.
+RUNS_PARALLEL_MIN = 1 << 20
 
 
 ARGMAX, ARGMIN = 0, 1  # ``op`` (a runtime int: LLVM unswitches the branches on it)
@@ -165,6 +177,93 @@ def _inner_kernel(op, kind, proto, x, xo, ksh, kst, n, s, out, lo, hi):
 _inner = kernel(_inner_kernel)
 
 
+@register_jitable
+def _run_extreme(rop, kind, ident, v, m):
+    """The extreme of the contiguous ``v[:m]``, NaN propagating: the reduction kernels'
+    lanes (``reduce._lanes`` with op max/min ``rop``: vectorized selects, no index
+    bookkeeping), folded pairwise."""
+    acc = stack_array(_RLANES, ident)
+    for l in range(_RLANES):
+        acc[l] = ident
+    _lanes(rop, kind, acc, v, m, ident)
+    w = _RLANES // 2
+    while w:
+        for l in range(w):
+            acc[l] = _combine(rop, acc[l], acc[l + w])
+        w //= 2
+    return acc[0]
+
+
+@register_jitable
+def _is(x, e):
+    """``x`` is ``e``, or both are NaN."""
+    return (x == e) | ((x != x) & (e != e))
+
+
+@register_jitable
+def _first_equal(kind, ident, v, m, e):
+    """Index of the first element of ``v[:m]`` that is ``e`` (the first NaN when ``e`` is
+    NaN). Blocks of ``_FIND`` elements are tested at once (a count of compares: vectorizes;
+    an element-by-element scan measured 4-8x slower), then the block that hits is scanned."""
+    j = 0
+    nan = e != e
+    while j + _FIND <= m:
+        # an int32 flag, truncated each step: Numba widens int32 arithmetic to int64, which
+        # halved the vector width (a float counter does not vectorize at all: strict IEEE)
+        hit = np.int32(0)
+        for i in range(j, j + _FIND):
+            x = load_as(kind, v[np.uint64(i)], ident)
+            hit = np.int32(hit | np.int32((x != x) if nan else (x == e)))
+        if hit:
+            break
+        j += _FIND
+    for i in range(j, m):
+        if _is(load_as(kind, v[np.uint64(i)], ident), e):
+            return i
+    return 0  # not reached: ``e`` is an element of ``v``
+
+
+def _runs_kernel(op, kind, ident, x, xo, ksh, kst, n, s, seg, out, lo, hi):
+    """Items ``t`` = (output ``q`` in C order over ``ksh``, segment ``g``): the axis is a
+    contiguous run (element stride ``s`` = 1 or -1) of length ``n``, cut into segments of
+    ``seg`` indices; ``out[t]`` = the run index of the segment's first extreme.
+
+    Chunks of ``_CHUNK`` elements in index order: a vectorized pass finds the chunk's
+    extreme; only when it beats the best so far does a scan (of L1-resident data) look for
+    its first index. Stops at the first NaN."""
+    k0, k1, k2 = ksh
+    nseg = (n + seg - 1) // seg
+    for t in range(lo, hi):
+        q = t // nseg
+        g = t % nseg
+        q2 = q % k2
+        q1 = (q // k2) % k1
+        q0 = q // (k1 * k2)
+        p = xo + q0 * kst[0] + q1 * kst[1] + q2 * kst[2]
+        best = ident
+        bi = -1
+        c0 = g * seg
+        c1 = min(n, c0 + seg)
+        while c0 < c1:
+            m = min(_CHUNK, c1 - c0)
+            a0 = p + c0 if s == 1 else p - c0 - m + 1
+            v = x[a0:a0 + m]
+            e = _run_extreme(2 + op, kind, ident, v, m)
+            if bi < 0 or _better(op, e, best):
+                best = e
+                if s == 1:  # two calls: a layout-'A' union of v and v[::-1] stays scalar
+                    bi = c0 + _first_equal(kind, ident, v, m, e)
+                else:
+                    bi = c0 + _first_equal(kind, ident, v[::-1], m, e)
+                if best != best:
+                    break
+            c0 += m
+        out[t] = bi
+
+
+_runs = kernel(_runs_kernel)
+
+
 def _merge_kept(shape, strides):
     sh, ss = [], []
     for n, st in zip(shape, strides):
@@ -198,11 +297,6 @@ def _arg(opname, a, axis):
     if n == 0:
         raise ValueError(f"{opname}: attempt to get {opname} of an empty sequence")
     kind, view = element_kind(a.dtype)
-    if (axis == a.ndim - 1 and a.strides[-1] == a.itemsize and view == a.dtype
-            and a.dtype.kind in "iuf"):
-        # contiguous last axis: NumPy's SIMD argmax is memory-bound already (4096^2 float32
-        # axis 1: ~2.3 ms); the lane kernel measured 0.5x and threaded NumPy 0.86x of it
-        return np.asarray(getattr(np, opname)(a, axis=axis), np.int64)
     out_shape = a.shape[:axis] + a.shape[axis + 1:]
     nout = int(np.prod(out_shape, dtype=np.int64))
     if nout == 0:
@@ -224,6 +318,10 @@ def _arg(opname, a, axis):
         return getattr(np, opname)(a, axis=axis)
     ksh, kst = kc
     inner_k = min((abs(v) for m, v in zip(ksh, kst) if m > 1), default=None)
+    if abs(s) == 1:
+        ident = _identity(2 + op, np.dtype(type(proto)))
+        return _arg_runs(op, kind, ident, flat, xo, ksh, kst, n, s, nout,
+                         a.dtype).reshape(out_shape)
     out = np.empty(nout, np.int64)
     nth = NTHREADS if a.size >= PARALLEL_MIN else 1
     if inner_k is not None and abs(kst[2]) == inner_k and inner_k < abs(s):
@@ -233,6 +331,31 @@ def _arg(opname, a, axis):
     else:
         run_split(_inner, (op, kind, proto, flat, xo, ksh, kst, n, s, out), nout, nth)
     return out.reshape(out_shape)
+
+
+def _arg_runs(op, kind, ident, flat, xo, ksh, kst, n, s, nout, dtype):
+    """Runs mode: the axis is contiguous (element stride ``s`` = +-1). Rows go to threads
+    from ``RUNS_PARALLEL_MIN`` elements; fewer rows than threads are cut into segments whose
+    first extremes NumPy's argmax then picks from (in index order: the first one wins)."""
+    nth = NTHREADS if n * nout >= RUNS_PARALLEL_MIN else 1
+    nseg = 1
+    if nth > 1 and nout < 4 * nth:
+        nseg = max(1, min(-(-8 * nth // nout), n // (4 * _CHUNK)))
+    seg = -(-n // (nseg * _CHUNK)) * _CHUNK if nseg > 1 else n
+    nseg = -(-n // seg)
+    out = np.empty(nout * nseg, np.int64)
+    run_split(_runs, (op, kind, ident, flat, xo, ksh, kst, n, s, seg, out), nout * nseg, nth)
+    if nseg == 1:
+        return out
+    idx = out.reshape(nout, nseg)
+    q = np.arange(nout)
+    base = xo + (q // (ksh[1] * ksh[2])) * kst[0] + (q // ksh[2] % ksh[1]) * kst[1] + (
+        q % ksh[2]) * kst[2]
+    vals = flat[base[:, None] + idx * s]
+    if kind:  # halves arrive as uint16: compare as float32 (exact)
+        vals = vals.view(dtype).astype(np.float32)
+    pick = (np.argmax if op == ARGMAX else np.argmin)(vals, axis=1)
+    return idx[q, pick]
 
 
 def argmax(a, axis=None):
