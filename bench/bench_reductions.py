@@ -14,6 +14,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 import flexarray as xp  # noqa: E402
+import flexarray.nn  # noqa: E402
 from _harness import run, torch  # noqa: E402
 
 _TORCH_DTYPES = {"float32": "float32", "float16": "float16", "bfloat16": "bfloat16",
@@ -54,6 +55,12 @@ def reduction_cases():
             "flexarray": lambda hx=hx: xp.sum(hx, axis=1),
             "numpy": lambda h=h: np.sum(h, axis=1, dtype=np.float32).astype(h.dtype),
             "torch": ht is not None and (lambda ht=ht: ht.sum(dim=1))}, ">= 1x NumPy"))
+    v, vx, vt = operands(1 << 20, np.float32)
+    w = flexarray.nn.unfold(vx, 0, 64)  # overlapping windows: shape (1M-63, 64), strides (4, 4)
+    cases.append(("sum of unfold(1M float32, 64) windows", {
+        "flexarray": lambda: xp.sum(w, axis=-1),
+        "numpy": lambda: np.lib.stride_tricks.sliding_window_view(v, 64).sum(-1),
+        "torch": vt is not None and (lambda: vt.unfold(0, 64, 1).sum(-1))}, ">= 1x torch"))
     i, ix, it = operands((4096, 4096), np.int32, lo=-1000, hi=1000)
     cases.append(("sum all 4096^2 int32 -> int64", {
         "flexarray": lambda: xp.sum(ix), "numpy": lambda: np.sum(i),

@@ -194,3 +194,54 @@ def test_many_dims_fall_back_to_a_reordered_copy():
     for axes in [(0, 2, 4, 6), (1, 3, 5, 7), (0, 1, 2, 3, 4, 5, 6, 7)]:
         got = R.reduce("sum", a, axes)
         assert np.allclose(got, np.sum(a, axis=axes), rtol=1e-12, atol=1e-12)
+
+
+def windows(v, size):
+    """Overlapping windows of 1-D ``v`` (rows one element apart), read-only."""
+    return np.lib.stride_tricks.sliding_window_view(v, size)
+
+
+@pytest.mark.parametrize("size", [1, 7, 64, 300])
+def test_overlapping_window_sums_threads_and_accuracy(size, monkeypatch):
+    """Sliding-window sums (compute-bound: threads from OVERLAP_PARALLEL_MIN): the same bits
+    for any thread count, within the error bound, and reversed or strided windows too."""
+    rng = np.random.default_rng(21)
+    v = rng.standard_normal(5000).astype(np.float32)
+    monkeypatch.setattr(R, "OVERLAP_PARALLEL_MIN", 0)
+    for w in (windows(v, size), windows(v[::-1], size), windows(v[::3], size)[::2]):
+        results = []
+        for nthreads in (1, 2, 3):
+            monkeypatch.setattr(R, "NTHREADS", nthreads)
+            results.append(R.reduce("sum", w, (1,)))
+        assert all(same_bits(r, results[0]) for r in results)
+        assert float_bound_ok(results[0], w, (1,), "sum")
+        assert same_bits(R.reduce("max", w, (1,)), np.max(w, axis=1))
+    h = windows(v.astype(np.float16), size)
+    want = np.sum(h.astype(np.float64), axis=1).astype(np.float32).astype(np.float16)
+    got = R.reduce("sum", h, (1,))
+    assert np.allclose(got.astype(np.float32), want.astype(np.float32), rtol=2e-3, atol=1e-2)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from([np.float32, np.float64, np.int16, np.int64, np.bool_]),
+       st.sampled_from(["sum", "prod", "max", "min"]), st.integers(1, 40),
+       st.integers(0, 2**32 - 1), st.sampled_from(["plain", "rows reversed", "reversed",
+                                                    "rows strided"]))
+def test_short_contiguous_runs(dtype, op, n, seed, layout):
+    """Short contiguous reduced runs (NumPy's loop below _SHORT_RUN, kernels for widening
+    and halves): results match NumPy for any outer layout."""
+    rng = np.random.default_rng(seed)
+    a = random_values(dtype, (9, n), rng, special=False, small_ints=True)
+    v = {"plain": a, "rows reversed": a[::-1], "reversed": a[:, ::-1],
+         "rows strided": a[::2]}[layout]
+    acc = {np.dtype(np.int16): np.int64, np.dtype(np.bool_): np.int64}.get(np.dtype(dtype))
+    if op in ("max", "min"):
+        acc = None
+    with np.errstate(all="ignore"):
+        got = R.reduce(op, v, (1,), acc)
+        ref = NP[op](v, axis=1, dtype=acc) if acc else NP[op](v, axis=1)
+    assert got.dtype == ref.dtype
+    if np.dtype(dtype).kind == "f" and op in ("sum", "prod"):
+        assert np.allclose(got, ref, rtol=1e-5, atol=1e-5)
+    else:
+        assert np.array_equal(got, ref)

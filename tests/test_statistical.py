@@ -429,3 +429,17 @@ def test_kernel_reductions_against_numpy(name, data):
         rounded = ref.astype(out.np)
         ref = np.where(np.isinf(rounded), rounded, ref)
     assert_close(r, ref, eps(out) * (n + 2) * scale, out)
+
+
+def test_sum_max_over_overlapping_windows_match_numpy():
+    """Reductions over the innermost axis of sliding windows (rows one element apart, the
+    kernels' compute-bound threaded path) against NumPy's sliding_window_view."""
+    import flexarray.nn as fnn
+    rng = np.random.default_rng(31)
+    v = rng.standard_normal(1 << 17).astype(np.float32)  # 8M window elements: kernel sizes
+    w = fnn.unfold(xp.asarray(v), 0, 64)
+    ref = np.lib.stride_tricks.sliding_window_view(v, 64)
+    assert np.allclose(np.asarray(xp.sum(w, axis=-1)), ref.astype(np.float64).sum(-1),
+                       rtol=1e-5, atol=1e-4)
+    assert np.array_equal(np.asarray(xp.max(w, axis=-1)), ref.max(-1))
+    assert np.array_equal(np.asarray(xp.argmax(w, axis=-1)), ref.argmax(-1))
