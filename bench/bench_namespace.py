@@ -1,4 +1,4 @@
-"""Issue 3 benchmarks beside bench_reductions.py: argmax, sort and transpose-copy through the
+"""Issue 3 benchmarks beside bench_reductions.py: argmax, sort, take and transpose-copy through the
 flexarray namespace; flexarray vs NumPy vs PyTorch CPU in one run.
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/bench_namespace.py
@@ -31,6 +31,18 @@ def main():
     cases.append(("sort 1M float32", {
         "flexarray": lambda: xp.sort(sx), "numpy": lambda: np.sort(s, kind="stable"),
         "torch": st is not None and (lambda: st.sort(stable=True))}, ">= 1x NumPy"))
+    st64 = torch.from_numpy(s.astype(np.float64)) if torch else None
+    s64, sx64 = s.astype(np.float64), xp.asarray(s.astype(np.float64))
+    cases.append(("argsort 1M float64", {
+        "flexarray": lambda: xp.argsort(sx64), "numpy": lambda: np.argsort(s64, kind="stable"),
+        "torch": st64 is not None and (lambda: st64.argsort(stable=True))}, ">= 1x NumPy"))
+    flat = a.reshape(-1)
+    idx = rng.integers(0, flat.size, 1 << 22)
+    fx_flat, fx_idx = xp.reshape(x, (-1,)), xp.asarray(idx)
+    tflat, tidx = (torch.from_numpy(flat.copy()), torch.from_numpy(idx)) if torch else (None,) * 2
+    cases.append(("take 4M random of 16M float32", {
+        "flexarray": lambda: xp.take(fx_flat, fx_idx), "numpy": lambda: np.take(flat, idx),
+        "torch": tflat is not None and (lambda: tflat[tidx])}, ">= 1x NumPy"))
     cases.append(("transpose-copy 4096^2 float32", {
         "flexarray": lambda: xp.reshape(x.T, (-1,)),
         "numpy": lambda: np.ascontiguousarray(a.T),
