@@ -12,8 +12,9 @@ bfloat16 comparisons misplace NaN).
 Engine: the stable LSD radix sort of ``flexarray._kernels.radix`` (32/64-bit integers and
 every float dtype) for axes of ``RADIX_MIN`` elements or more: measured 5-12x NumPy's stable
 sort and 2-5x its SIMD quicksort at 1M elements, 3-10x at 64K, and at 4K 2.8x for float32,
-1.0x for int64 (a call costs ~10 us; NumPy wins below). Otherwise NumPy's sorts (``kind='stable'`` when stability is asked
-for, else its SIMD quicksort), which radix-sort 8/16-bit integers and bool themselves.
+1.0x for int64 (a call costs ~10 us; NumPy wins below). Otherwise NumPy's sorts
+(``kind='stable'`` when stability is asked for, else its SIMD quicksort), which radix-sort
+8/16-bit integers and bool themselves.
 """
 from __future__ import annotations
 

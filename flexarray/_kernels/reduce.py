@@ -33,8 +33,8 @@ from numba import types
 from numba.extending import overload, register_jitable
 
 from flexarray._kernels import kernel
-from flexarray._kernels._intrinsics import (NTHREADS, PLAIN, element_kind, flat_view, gather, load_as,
-                                            plan, run_split, stack_array)
+from flexarray._kernels._intrinsics import (NTHREADS, PLAIN, element_kind, flat_view, gather,
+                                            load_as, plan, run_split, stack_array)
 
 __all__ = ["reduce", "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "OPS"]
 
