@@ -134,8 +134,10 @@ def test_conv_padding_same_and_valid(n, ks, dil):
 
 
 # Each engine on shapes that reach it: (N, Cin, H, W), (Cout, Cin_g, kh, kw), groups,
-# stride, padding. Winograd takes 3x3 stride-1 with >= 16 channels per group; depthwise
-# and tiny reductions go direct; 1x1 stride-1 unpadded is a plain GEMM; the rest im2col.
+# stride, padding. Winograd takes 3x3 stride-1 with >= 16 channels per group; Winograd
+# along W 4 taps per row phase (7x7 stride 2, 4x4 stride 1) with >= 32 output channels
+# per group; depthwise and tiny reductions go direct; 1x1 stride-1 unpadded is a plain
+# GEMM; the rest im2col.
 ENGINES = {
     "winograd": ((2, 32, 13, 10), (20, 32, 3, 3), 1, 1, 1),
     "winograd_groups_pad2": ((1, 36, 9, 8), (34, 18, 3, 3), 2, 1, 2),
@@ -145,6 +147,10 @@ ENGINES = {
     "direct_tiny": ((2, 2, 9, 9), (5, 2, 2, 2), 1, 1, 0),
     "pointwise": ((2, 12, 7, 5), (9, 12, 1, 1), 1, 1, 0),
     "pointwise_groups": ((2, 12, 7, 5), (9, 4, 1, 1), 3, 1, 0),
+    "winograd_w": ((2, 3, 30, 37), (32, 3, 7, 7), 1, 2, 3),
+    "winograd_w_groups": ((1, 4, 20, 26), (64, 2, 7, 7), 2, 2, 2),
+    "winograd_w_stride1_k4": ((1, 5, 12, 21), (32, 5, 4, 4), 1, 1, 1),
+    "winograd_w_large_parallel": ((2, 3, 64, 70), (32, 3, 7, 7), 1, 2, 3),
     "im2col_strided": ((2, 5, 23, 19), (7, 5, 5, 3), 1, 2, 2),
     "im2col_large_parallel": ((3, 12, 40, 40), (24, 12, 3, 3), 1, 1, 1),
 }
@@ -153,8 +159,9 @@ ENGINES = {
 @pytest.mark.parametrize("engine", sorted(ENGINES))
 @pytest.mark.parametrize("dname", ["float32", "float64"])
 @pytest.mark.parametrize("bias", [False, True])
-def test_conv2d_engines(engine, dname, bias):
+def test_conv2d_engines(engine, dname, bias, monkeypatch):
     xs, ws, groups, stride, pad = ENGINES[engine]
+    taken = _count_calls(monkeypatch, "_winograd_w")
     rng = np.random.default_rng(sorted(ENGINES).index(engine))
     npdt = FLOATS[dname][1]
     x = rng.standard_normal(xs).astype(npdt)
@@ -165,9 +172,50 @@ def test_conv2d_engines(engine, dname, bias):
     ref = ref_conv(x.astype(float), w.astype(float), None if b is None else b.astype(float),
                    (stride,) * 2, (pad,) * 2, (pad,) * 2, (1, 1), groups)
     assert_close(got, ref, dname)
+    assert len(taken) == engine.startswith("winograd_w")  # the engine under test ran
 
 
-@pytest.mark.parametrize("engine", ["winograd", "im2col_strided", "direct_depthwise"])
+def _count_calls(monkeypatch, name):
+    """Record the calls of flexarray.nn._conv_np.<name> (a list of their results)."""
+    from flexarray.nn import _conv_np
+    calls, f = [], getattr(_conv_np, name)
+
+    def counted(*args):
+        calls.append(f(*args))
+        return calls[-1]
+    monkeypatch.setattr(_conv_np, name, counted)
+    return calls
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_conv_winograd_w_random_geometry(seed, monkeypatch):
+    """Winograd along W against the definition: random stride, dilation and padding along
+    H, stride 1 (kw 4) or 2 (kw 7, 8) along W, asymmetric padding, widths that leave a
+    partial last tile."""
+    rng = np.random.default_rng(300 + seed)
+    taken = _count_calls(monkeypatch, "_winograd_w")
+    sw = int(rng.integers(1, 3))
+    kw = 4 if sw == 1 else int(rng.choice([7, 8]))
+    kh, sh, dh = int(rng.integers(1, 5)), int(rng.integers(1, 4)), int(rng.integers(1, 3))
+    ph, pw = int(rng.integers(0, 4)), int(rng.integers(0, 4))
+    pw_hi = int(rng.integers(0, 4))
+    H = dh * (kh - 1) + 1 - 2 * ph + sh * 7 + int(rng.integers(0, 9))
+    W = kw - pw - pw_hi + sw * 7 + int(rng.integers(0, 13))
+    cin, groups = int(rng.integers(3, 6)), int(rng.choice([1, 2]))  # (fewer: direct)
+    x = rng.standard_normal((int(rng.integers(1, 3)), cin * groups, max(H, 1), max(W, 1)))
+    w = rng.standard_normal((32 * groups, cin, kh, kw))
+    b = rng.standard_normal(32 * groups) if seed % 2 else None
+    # asymmetric padding along W through a pre-padded input
+    xpad = np.pad(x, ((0, 0), (0, 0), (0, 0), (0, pw_hi)))
+    got = nn.conv2d(xp.asarray(xpad), xp.asarray(w), None if b is None else xp.asarray(b),
+                    stride=(sh, sw), padding=(ph, pw), dilation=(dh, 1), groups=groups)
+    ref = ref_conv(x, w, b, (sh, sw), (ph, pw), (ph, pw + pw_hi), (dh, 1), groups)
+    assert_close(got, ref, "float64")
+    assert len(taken) == 1 and taken[0] is not None
+
+
+@pytest.mark.parametrize("engine", ["winograd", "winograd_w", "im2col_strided",
+                                    "direct_depthwise"])
 def test_conv_nonfinite_inputs_follow_the_definition(engine):
     """inf and NaN reach exactly the outputs whose window holds them (Winograd's
     transforms would smear them over whole tiles: such blocks are computed directly)."""
@@ -190,7 +238,8 @@ def test_conv_nonfinite_inputs_follow_the_definition(engine):
 
 
 @pytest.mark.parametrize("dname", ["float16", "bfloat16"])
-@pytest.mark.parametrize("engine", ["winograd", "im2col_strided", "direct_depthwise"])
+@pytest.mark.parametrize("engine", ["winograd", "winograd_w", "im2col_strided",
+                                    "direct_depthwise"])
 def test_conv_half_precision(dname, engine):
     """float16/bfloat16: computed in float32 from the stored values, rounded once."""
     xs, ws, groups, stride, pad = ENGINES[engine]
@@ -421,11 +470,12 @@ def test_conv_transpose_against_torch(n, seed):
 
 @pytest.mark.torch
 def test_conv_benchmark_shapes_against_torch():
-    """The engines the benchmark cases take (Winograd 3x3, strided 7x7 im2col, depthwise)."""
+    """The engines the benchmark cases take (Winograd 3x3, Winograd along W for the strided
+    7x7, depthwise)."""
     torch = pytest.importorskip("torch")
     import torch.nn.functional as F
     rng = np.random.default_rng(1)
-    for xs, ws, kw in [((1, 3, 64, 64), (16, 3, 7, 7), dict(stride=2, padding=3)),
+    for xs, ws, kw in [((2, 3, 64, 64), (64, 3, 7, 7), dict(stride=2, padding=3)),
                        ((2, 32, 20, 20), (32, 32, 3, 3), dict(padding=1)),
                        ((2, 8, 50), (8, 1, 3), dict(padding=1, groups=8))]:
         x = rng.standard_normal(xs).astype(np.float32)

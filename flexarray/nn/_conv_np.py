@@ -7,6 +7,11 @@ All functions take C-contiguous float32/float64 NumPy arrays in the 3-D layout
   reductions, where a GEMM would be too thin to pay;
 * Winograd F(2x2, 3x3) for 3x3 stride-1 2-D convolutions with enough channels: 2.25x fewer
   multiplies than im2col, the 16 GEMMs through BLAS (16x128x64x64 -> 128: ~2x im2col);
+* Winograd F(4, 4) along W for 2-D layers with 4 taps per row phase (7x7 stride 2, the
+  first layer of image networks; 4-wide stride 1) and >= 32 output channels: the strided
+  row convolution becomes sw stride-1 ones over the row's phases, each 4-output tile
+  costing 7 multiplies per row instead of 16; half the GEMM work of im2col, the 7 GEMMs
+  through BLAS (4x3x224x224 k7 s2 -> 64: 0.70-0.77 of im2col's time on one core);
 * pointwise (1x1, stride 1, unpadded): one GEMM per group on the input itself;
 * im2col + GEMM, tiled: column blocks of ~2 MB (cache-resident) per worker thread;
 * transposed convolution: GEMM into column blocks, then col2im (scatter-add).
@@ -14,6 +19,9 @@ All functions take C-contiguous float32/float64 NumPy arrays in the 3-D layout
 Large problems are cut into blocks run by worker threads (flexarray.nn._par), each block
 serial inside (single-threaded BLAS, serial Numba kernels).
 """
+import functools
+from fractions import Fraction
+
 import numpy as np
 
 from . import _par
@@ -27,6 +35,10 @@ _COL_BLOCK_BYTES = 1 << 21
 _PHASE_MIN_W = 16
 # Winograd blocks: V (16 x Cin x tiles) of about this many bytes.
 _WINO_BLOCK_BYTES = 1 << 20
+# Winograd along W: V and M of a block (alpha x (K + Cout_g) x tiles) of about this many
+# bytes. Measured on the k7 s2 3->64 layer (best of 36 calls, 2 threads / 1 thread):
+# 256 KB 9.4 / -, 1 MB 6.0-6.5 / 9.2, 2 MB 5.7-6.0 / 9.2-10.2, 3 MB 5.3-6.4 / 9.6 ms.
+_WINO_W_BLOCK_BYTES = 1 << 21
 # Below this many multiply-adds a GEMM engine runs inline (no worker threads): waking the
 # workers costs ~30 us on a quiet machine and measured ~50-100 us under load, so a call
 # must have ~0.2 ms of work (8M multiply-adds of GEMM) to gain from two cores.
@@ -98,6 +110,12 @@ def conv3d(x, w, b, stride, pad_lo, pad_hi, dilation, groups):
     if (use_winograd(Cin_g, Cout_g, ks, stride, dilation, D, (pad_lo[0], pad_hi[0]))
             and np.isfinite(w).all() and (b is None or np.isfinite(b).all())):
         return _winograd(x, w, b, pad_lo[1:], osp[1:], groups, macs, g)
+
+    if (use_winograd_w(Cout_g, ks, stride, dilation, D, osp)
+            and _finite_below(w, _wino_w_limit(dtype)) and (b is None or np.isfinite(b).all())):
+        out = _winograd_w(x, w, b, g, groups, macs)
+        if out is not None:
+            return out
 
     out = np.empty((N, Cout, P), dtype)
     if kvol == 1 and stride == (1, 1, 1) and pad_lo == (0, 0, 0) and osp == (D, H, W):
@@ -222,6 +240,129 @@ def _winograd(x, w, b, pad, osp, groups, macs, g):
 
     _par.run(block, [(n, grp, tr0, nb) for n in range(N) for grp in range(groups)
                      for tr0, nb in _blocks(TH, ntr)], macs >= _PAR_MIN_MACS)
+    return out
+
+
+# Winograd along W: F(4, r) with these interpolation points (the last one is infinity).
+# Exact rational transforms from the Cook-Toom construction; the points are the usual
+# small ones (0, +-1, +-2, then 1/2), which keep float32 errors near im2col's (k7 s2:
+# 1.3e-6 of the output's scale). Only r = 4 is used: measured on one core against
+# im2col, r = 4 (7x7 stride 2 on 3-32 channels -> 64) took 0.70-0.77 of the time, where
+# r = 3 (3x3 stride 1, 5x5 stride 2; 8-32 output channels) took 0.93-1.25.
+_WINO_W_POINTS = {4: (0, 1, -1, 2, -2, Fraction(1, 2))}
+
+
+@functools.lru_cache(maxsize=None)
+def _cook_toom(r):
+    """(A^T (4, a), G (a, r), B^T (a, a)) in float64 for F(4, r), a = r + 3:
+    y[i] = sum_k g[k] d[i + k] = A^T [(G g) * (B^T d)] for i < 4."""
+    m = 4
+    pts = [Fraction(p) for p in _WINO_W_POINTS[r]]
+    a = m + r - 1
+
+    def poly_without(skip):  # coefficients of prod over the points not in skip of (x - p)
+        poly = [Fraction(1)]
+        for l, q in enumerate(pts):
+            if l != skip:
+                poly = [(poly[k - 1] if k else 0) - q * (poly[k] if k < len(poly) else 0)
+                        for k in range(len(poly) + 1)]
+        return poly + [Fraction(0)] * (a - len(poly))
+
+    AT = [[q ** i for q in pts] + [Fraction(int(i == m - 1))] for i in range(m)]
+    G = []
+    for j, q in enumerate(pts):
+        f = Fraction(1)
+        for l, o in enumerate(pts):
+            if l != j:
+                f *= q - o
+        G.append([q ** k / f for k in range(r)])
+    G.append([Fraction(int(k == r - 1)) for k in range(r)])
+    BT = [poly_without(j) for j in range(a - 1)] + [poly_without(-1)]
+    return tuple(np.array([[float(v) for v in row] for row in M]) for M in (AT, G, BT))
+
+
+def use_winograd_w(cout_g, ks, stride, dilation, D, osp):
+    """Winograd F(4, 4) along W: 2-D (at least 8 x 8 outputs), stride 1 or 2 along W
+    with r = ceil(kw / sw) = 4 taps per phase (kw 4 at stride 1, 7 or 8 at stride 2), no
+    dilation along W, and >= 32 output channels per group (the transforms' cost is
+    shared by fewer channels otherwise; measured ahead at 64)."""
+    sw = stride[2]
+    return (D == 1 and ks[0] == 1 and dilation[2] == 1 and sw in (1, 2)
+            and -(-ks[2] // sw) in _WINO_W_POINTS and osp[1] >= 8 and osp[2] >= 8
+            and cout_g >= 32)
+
+
+def _wino_w_limit(dtype):
+    """Inputs and weights below this magnitude cannot overflow the transforms' sums."""
+    return float(np.sqrt(np.finfo(dtype).max)) * 1e-6
+
+
+def _finite_below(a, limit):
+    """All of a finite and of magnitude < limit (False with a NaN or an infinity): then
+    Winograd's transforms compute the definition's values. (With an inf or NaN they would
+    spread it over whole tiles; such calls go to im2col.)"""
+    return a.size == 0 or bool(max(-a.min(), a.max()) < limit)
+
+
+def _winograd_w(x, w, b, g, groups, macs):
+    """2-D convolution of (N, C, 1, H, W) by Winograd F(4, r) along W (see the kernels),
+    or None when x holds an inf, NaN or a value large enough to overflow the transforms."""
+    from flexarray._kernels import nn_conv as K_
+
+    N, C, _, H, W = x.shape
+    Cout, Cin_g, _, kh, kw = w.shape
+    Cout_g = Cout // groups
+    sh, sw, ph, pw, dh = g[12], g[13], g[15], g[16], g[18]
+    Ho, Wo = g[21], g[22]
+    dtype = x.dtype
+    r = -(-kw // sw)
+    alpha = r + 3
+    S = 4 * sw
+    AT, G, BT = _cook_toom(r)
+    TW = -(-Wo // 4)
+    J = TW + (sw * 7 - 1) // S  # room for the kernel's 7 taps (zero past alpha)
+    # xs[n, c, hp, s, yq, j] = x[n, c, sh*yq + hp - ph, S*j + s - pw], zero outside; one
+    # spare row for the unused tiles of the last row
+    Hq = Ho + (dh * (kh - 1)) // sh + 1
+    if not _finite_below(x, _wino_w_limit(dtype)):
+        return None  # an inf, NaN or huge value: the caller uses im2col
+    xs = np.empty((N, C, sh, S, Hq, J), dtype)
+    x2, xs5 = x.reshape(N * C, H * W), xs.reshape(N * C, sh, S, Hq, J)
+    _par.run_ranges(lambda nc0, nc1: K_.wino_w_split(x2, H, W, sh, ph, S, pw, xs5, nc0, nc1),
+                    N * C, macs >= _PAR_MIN_MACS)
+    xsf = xs.reshape(-1)
+    K = sw * Cin_g * kh
+    # U[f, co, (p, c, ky)] = sum_j G[f, j] w[co, c, ky, sw*j + p] (0 past the kernel)
+    wp = np.zeros((r, Cout, sw, Cin_g, kh))
+    for j in range(r):
+        for p in range(sw):
+            if sw * j + p < kw:
+                wp[j, :, p] = w[:, :, 0, :, sw * j + p]
+    U = (G @ wp.reshape(r, Cout * K)).astype(dtype).reshape(alpha, Cout, K)
+    cast = dtype.type
+    BT = np.pad(BT, ((0, 0), (0, 7 - alpha))).astype(dtype)
+    AT = tuple(tuple(cast(v) for v in row) for row in AT)
+    bias = b if b is not None else np.zeros(Cout, dtype)
+    out = np.empty((N, Cout, 1, Ho, Wo), dtype)
+    oflat = out.reshape(-1)
+    row_bytes = alpha * (K + Cout_g) * J * x.itemsize
+    nq = max(1, min(Ho, _WINO_W_BLOCK_BYTES // max(1, row_bytes)))
+    nq = max(1, min(nq, -(-N * groups * Ho // (2 * _par.workers()))))
+
+    def block(item):
+        n, grp, q0, nb = item
+        T = nb * J
+        V = _par.scratch("winow_v", (alpha, K, T), dtype)
+        M = _par.scratch("winow_m", (alpha, Cout_g, T), dtype)
+        Y = _par.scratch("winow_y", (4 * T,), dtype)
+        K_.wino_w_input(xsf, (n * C + grp * Cin_g) * sh * S * Hq * J, S, J, Hq, Cin_g, kh,
+                        sw, sh, dh, BT, q0, nb, V)
+        np.matmul(U[:, grp * Cout_g:(grp + 1) * Cout_g], V, out=M)
+        K_.wino_w_output(M, AT, bias[grp * Cout_g:(grp + 1) * Cout_g], oflat,
+                         (n * Cout + grp * Cout_g) * Ho * Wo, Ho, Wo, q0, nb, J, Y)
+
+    _par.run(block, [(n, grp, q0, nb) for n in range(N) for grp in range(groups)
+                     for q0, nb in _blocks(Ho, nq)], macs >= _PAR_MIN_MACS)
     return out
 
 

@@ -3,7 +3,9 @@
 ``conv1d/2d/3d`` and ``conv_transpose1d/2d/3d`` share one 3-D implementation: 1-D and 2-D
 inputs are viewed with size-1 depth/height. Engines (see ``_conv_np``): direct loops for
 depthwise and thin reductions, Winograd F(2x2, 3x3) for 3x3 stride-1 layers with >= 16
-channels per group, im2col + BLAS GEMM in cache-sized blocks otherwise.
+channels per group, Winograd F(4, 4) along the rows for 7x7 stride-2 (and 4-wide
+stride-1) layers with >= 32 output channels, im2col + BLAS GEMM in cache-sized blocks
+otherwise.
 """
 from . import _common as C
 from . import _conv_np
