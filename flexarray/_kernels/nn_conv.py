@@ -304,22 +304,23 @@ def wino_output(M, bias, out, ooff, Ho, Wo, tr0, ntr, TW):
 # outputs). The caller builds BT (alpha, alpha), AT (4, alpha) and U = G w.
 
 @kernel
-def wino_w_split(x, H, W, sh, ph, S, pw, xs, nc0, nc1):
-    """xs[n, c, hp, s, yq, j] = x[n, c, sh*yq + hp - ph, S*j + s - pw] (0 outside), for
-    the planes nc0 <= n*C + c < nc1.
+def wino_w_split(x, H, W, sh, ph, S, pw, xs, nc0, yq0):
+    """xs[k, hp, s, yq, j] = x[nc0 + k, sh*(yq0 + yq) + hp - ph, S*j + s - pw] (0 outside).
 
-    x: (N*C, H*W) flat planes; xs: (N*C, sh, S, Hq, J) C-contiguous."""
-    Hq, J = xs.shape[3], xs.shape[4]
+    x: (N*C, H*W) flat planes; xs: (planes, sh, S, rows, J) C-contiguous, the rows
+    yq0 ... of consecutive planes from nc0: the input one block of output rows reads."""
+    NCb, Hq, J = xs.shape[0], xs.shape[3], xs.shape[4]
     zero = xs.dtype.type(0)
-    for nc in range(nc0, nc1):
+    for k in range(NCb):
+        nc = nc0 + k
         for hp in range(sh):
             for s in range(S):
                 X0 = s - pw
                 j0 = min(J, max(0, -(X0 // S)))         # first j with S*j + X0 >= 0
                 j1 = max(j0, min(J, (W - X0 + S - 1) // S))  # ... and < W
                 for yq in range(Hq):
-                    y = sh * yq + hp - ph
-                    dst = xs[nc, hp, s, yq]
+                    y = sh * (yq0 + yq) + hp - ph
+                    dst = xs[k, hp, s, yq]
                     if y < 0 or y >= H:
                         for j in range(J):
                             dst[j] = zero

@@ -35,10 +35,11 @@ _COL_BLOCK_BYTES = 1 << 21
 _PHASE_MIN_W = 16
 # Winograd blocks: V (16 x Cin x tiles) of about this many bytes.
 _WINO_BLOCK_BYTES = 1 << 20
-# Winograd along W: V and M of a block (alpha x (K + Cout_g) x tiles) of about this many
-# bytes. Measured on the k7 s2 3->64 layer (best of 36 calls, 2 threads / 1 thread):
-# 256 KB 9.4 / -, 1 MB 6.0-6.5 / 9.2, 2 MB 5.7-6.0 / 9.2-10.2, 3 MB 5.3-6.4 / 9.6 ms.
-_WINO_W_BLOCK_BYTES = 1 << 21
+# Winograd along W: a block's split input, V and M (alpha x (K + Cout_g) x tiles) of
+# about this many bytes. Measured on the k7 s2 3->64 layer (best of 36 calls, two
+# threads, under other processes' load): 512 KB 6.9, 1 MB 5.6-5.8, 2 MB 6.3-6.7 ms;
+# one thread: 1 MB 9.7, 2 MB 10.2 ms.
+_WINO_W_BLOCK_BYTES = 1 << 20
 # Below this many multiply-adds a GEMM engine runs inline (no worker threads): waking the
 # workers costs ~30 us on a quiet machine and measured ~50-100 us under load, so a call
 # must have ~0.2 ms of work (8M multiply-adds of GEMM) to gain from two cores.
@@ -321,16 +322,12 @@ def _winograd_w(x, w, b, g, groups, macs):
     AT, G, BT = _cook_toom(r)
     TW = -(-Wo // 4)
     J = TW + (sw * 7 - 1) // S  # room for the kernel's 7 taps (zero past alpha)
-    # xs[n, c, hp, s, yq, j] = x[n, c, sh*yq + hp - ph, S*j + s - pw], zero outside; one
-    # spare row for the unused tiles of the last row
-    Hq = Ho + (dh * (kh - 1)) // sh + 1
     if not _finite_below(x, _wino_w_limit(dtype)):
         return None  # an inf, NaN or huge value: the caller uses im2col
-    xs = np.empty((N, C, sh, S, Hq, J), dtype)
-    x2, xs5 = x.reshape(N * C, H * W), xs.reshape(N * C, sh, S, Hq, J)
-    _par.run_ranges(lambda nc0, nc1: K_.wino_w_split(x2, H, W, sh, ph, S, pw, xs5, nc0, nc1),
-                    N * C, macs >= _PAR_MIN_MACS)
-    xsf = xs.reshape(-1)
+    x2 = x.reshape(N * C, H * W)
+    # Each block splits the input rows it reads (a few rows more than its outputs' share;
+    # measured: 0.4-0.8 ms less per call on two threads than one split pass upfront)
+    extra = (dh * (kh - 1)) // sh + 1  # (one spare row for the unused tiles of the last)
     K = sw * Cin_g * kh
     # U[f, co, (p, c, ky)] = sum_j G[f, j] w[co, c, ky, sw*j + p] (0 past the kernel)
     wp = np.zeros((r, Cout, sw, Cin_g, kh))
@@ -345,18 +342,20 @@ def _winograd_w(x, w, b, g, groups, macs):
     bias = b if b is not None else np.zeros(Cout, dtype)
     out = np.empty((N, Cout, 1, Ho, Wo), dtype)
     oflat = out.reshape(-1)
-    row_bytes = alpha * (K + Cout_g) * J * x.itemsize
+    row_bytes = (alpha * (K + Cout_g) + Cin_g * sh * S) * J * x.itemsize
     nq = max(1, min(Ho, _WINO_W_BLOCK_BYTES // max(1, row_bytes)))
     nq = max(1, min(nq, -(-N * groups * Ho // (2 * _par.workers()))))
 
     def block(item):
         n, grp, q0, nb = item
         T = nb * J
+        Hq = nb + extra
+        xs = _par.scratch("winow_x", (Cin_g, sh, S, Hq, J), dtype)
+        K_.wino_w_split(x2, H, W, sh, ph, S, pw, xs, n * C + grp * Cin_g, q0)
         V = _par.scratch("winow_v", (alpha, K, T), dtype)
         M = _par.scratch("winow_m", (alpha, Cout_g, T), dtype)
         Y = _par.scratch("winow_y", (4 * T,), dtype)
-        K_.wino_w_input(xsf, (n * C + grp * Cin_g) * sh * S * Hq * J, S, J, Hq, Cin_g, kh,
-                        sw, sh, dh, BT, q0, nb, V)
+        K_.wino_w_input(xs.reshape(-1), 0, S, J, Hq, Cin_g, kh, sw, sh, dh, BT, 0, nb, V)
         np.matmul(U[:, grp * Cout_g:(grp + 1) * Cout_g], V, out=M)
         K_.wino_w_output(M, AT, bias[grp * Cout_g:(grp + 1) * Cout_g], oflat,
                          (n * Cout + grp * Cout_g) * Ho * Wo, Ho, Wo, q0, nb, J, Y)
