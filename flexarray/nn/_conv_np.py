@@ -249,7 +249,7 @@ def _winograd(x, w, b, pad, osp, groups, macs, g):
 # small ones (0, +-1, +-2, then 1/2), which keep float32 errors near im2col's (k7 s2:
 # 1.3e-6 of the output's scale). Only r = 4 is used: measured on one core against
 # im2col, r = 4 (7x7 stride 2 on 3-32 channels -> 64) took 0.70-0.77 of the time, where
-# r = 3 (3x3 stride 1, 5x5 stride 2; 8-32 output channels) took 0.93-1.25.
+# r = 3 (3x3 stride 1, 5x5 stride 2; 8-32 output channels) took 0.93-1.27.
 _WINO_W_POINTS = {4: (0, 1, -1, 2, -2, Fraction(1, 2))}
 
 
