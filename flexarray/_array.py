@@ -97,7 +97,11 @@ def view_of(x: "Array", nd: np.ndarray, *, overlapping: bool = False) -> "Array"
     if overlapping:
         nd = nd.view()
         nd.flags.writeable = False
-    return _new(nd, x._buf, x._dtype)
+    self = _new_object(Array)  # (_new inlined: views are made on hot paths)
+    self._arr = nd
+    self._buf = x._buf
+    self._dtype = x._dtype
+    return self
 
 
 def _index_item(k):
