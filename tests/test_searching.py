@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import flexarray as xp
-from strategies import (ALL_DTYPES, REAL_DTYPES, arrays, assert_bits, fx,
+from strategies import (ALL_DTYPES, REAL_DTYPES, arrays, assert_bits, fx, to_np,
                                value_pool)
 
 
@@ -109,6 +109,38 @@ def test_argmax_argmin_large_strided(op, dtype, layout, axis):
         moved = np.moveaxis(w, axis, -1)
         expected = np.expand_dims([first_extremum(row.tolist(), pick) for row in moved], axis)
     assert_index(r, expected)
+
+
+@pytest.mark.parametrize("source", ["import", "computed", "read-only bytes"])
+@pytest.mark.parametrize("dtype,shape,axis", [("float32", (600, 1800), 1),
+                                              ("int16", (3, 400, 900), -1),
+                                              ("float64", (900, 3, 400), 2),
+                                              ("float32", (1800, 600), 0),
+                                              ("bool", (1200, 900), 1)])
+def test_argmax_argmin_contiguous_axis_on_threads(source, dtype, shape, axis):
+    """Large arrays along a contiguous axis: NumPy's argmax/argmin with rows on threads
+    (flexarray._searching._numpy_rows), for writable, read-only and unwritable memory."""
+    from flexarray._searching import ARG_NUMPY_THREADS_MIN
+    assert math.prod(shape) >= ARG_NUMPY_THREADS_MIN
+    rng = np.random.default_rng(3)
+    ref = (rng.standard_normal(shape) * 20).astype(dtype)
+    if dtype.startswith("float"):
+        ref[rng.random(shape) < 1e-4] = np.nan
+        ref[::7] = ref[::7].max()  # ties on whole rows
+    mem = np.ascontiguousarray(np.moveaxis(ref, axis, -1))  # the axis contiguous, wherever
+    if source == "import":
+        x = xp.asarray(mem)
+    elif source == "computed":
+        x = xp.asarray(mem, copy=True)
+    else:
+        x = xp.asarray(np.frombuffer(mem.tobytes(), ref.dtype).reshape(mem.shape))
+    x = xp.moveaxis(x, -1, axis)
+    moved = np.moveaxis(ref, axis, -1).reshape(-1, shape[axis])
+    for func, pick in (ARGMAX, ARGMIN):
+        expected = np.array([first_extremum(row.tolist(), pick) for row in moved[::97]])
+        r = to_np(func(x, axis=axis, keepdims=True))
+        assert r.shape == tuple(1 if d == axis % len(shape) else n for d, n in enumerate(shape))
+        np.testing.assert_array_equal(np.moveaxis(r, axis, -1).reshape(-1)[::97], expected)
 
 
 # --- count_nonzero / nonzero ----------------------------------------------------------------
