@@ -43,10 +43,10 @@ _F32 = np.dtype(np.float32)
 #   1024^2, ~0.7x at 256^2.
 # - sum/prod of 8/16/32-bit integers and bool into int64/uint64: 1.3-2.5x from 1024^2
 #   (NumPy's widening cast is slow), ~1x at 256^2.
-# - float32 sum over some axes at 4096^2: axis 0 1.0-1.5x, axis 1 0.7-1.8x (bench runs);
+# - float32 sums from 4M elements, on two threads (reduce.PARALLEL_MIN): 4096^2 axis 0
+#   1.5x, axis 1 1.3x, all axes 1.25-1.35x (one thread: 1.07x, 0.85x and 0.63-0.80x);
 #   ~1x at 2048^2, 0.8-0.9x at 1024^2. Along axis 0 the kernel is also more accurate
-#   (pairwise, where NumPy adds row by row). Over all axes NumPy's contiguous pairwise sum
-#   is memory-bound and won in the benchmark (kernel 0.63-0.80x), so NumPy does those.
+#   (pairwise, where NumPy adds row by row).
 # Everywhere else NumPy is as fast or faster (float64 sums 0.6-0.9x, SIMD max/min of
 # float32/float64/int64 0.5-1x, int64 sums 0.5-1.5x): NumPy does those.
 _GATES = {"float16": 1 << 16, "bfloat16": 1 << 18, "widening": 1 << 18,
@@ -61,7 +61,7 @@ def _reduce_gate(op, a, axes, acc):
     if op in ("sum", "prod"):
         if dt.kind in "biu" and dt.itemsize < 8 and acc.itemsize == 8:
             return _GATES["widening"]
-        if dt == _F32 and acc == _F32 and len(axes) < a.ndim:
+        if dt == _F32 and acc == _F32:
             return _GATES["float32 sum/prod"]
     return None
 

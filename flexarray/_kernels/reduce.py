@@ -323,6 +323,8 @@ def reduce(op, a, axes, dtype=None):
         raise TypeError(f"reduce: {op} is not defined for complex dtype {a.dtype}")
     dt = np.dtype(dtype) if dtype is not None else a.dtype
     if opc >= 2:
+        if a.dtype == np.bool_:  # max/min of bools (any/all): on their bytes
+            return reduce(op, a.view(np.uint8), axes).astype(np.bool_)
         dt = a.dtype
     axes = tuple(sorted(set(axes)))
     kept = tuple(d for d in range(a.ndim) if d not in axes)
