@@ -43,6 +43,27 @@ def test_default_dtypes():
     assert xp.arange(3).dtype is xp.int64 and xp.arange(3.0).dtype is xp.float64
 
 
+@given(st.lists(st.integers(-2**64, 2**64) | st.floats() | st.booleans(), min_size=1,
+                max_size=6))
+def test_asarray_of_flat_lists(values):
+    """Flat lists of Python scalars (the fast path for all-float and all-int lists, and the
+    general one): the standard's default dtypes, exact values, OverflowError past int64."""
+    kinds = {type(v) for v in values}
+    if kinds == {bool}:
+        want = np.bool_
+    elif float in kinds:
+        want = np.float64
+    else:
+        want = np.int64
+        if any(not -2**63 <= v < 2**63 for v in values):
+            with pytest.raises(OverflowError, match="out of range for flexarray.int64"):
+                xp.asarray(values)
+            return
+    r = np.asarray(xp.asarray(values))
+    assert r.dtype == want
+    np.testing.assert_array_equal(r, np.array(values, dtype=want))
+
+
 @settings(max_examples=150, deadline=None)
 @given(start=st.integers(-20, 20), stop=st.integers(-20, 20) | st.none(),
        step=st.integers(-5, 5).filter(bool))
