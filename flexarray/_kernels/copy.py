@@ -23,6 +23,7 @@ import numpy as np
 
 from flexarray._kernels import kernel
 from flexarray._kernels._intrinsics import NTHREADS, flat_view, plan, row_item, run_split
+from flexarray._memory import empty
 
 __all__ = ["copy_into", "ascontiguous", "copy_flat"]
 
@@ -155,5 +156,4 @@ def copy_into(dst, src):
 
 def ascontiguous(src):
     """A new C-contiguous copy of ``src`` (``np.ascontiguousarray`` that always copies)."""
-    from flexarray._memory import empty
     return copy_into(empty(src.shape, src.dtype), src)
