@@ -304,81 +304,6 @@ def wino_output(M, bias, out, ooff, Ho, Wo, tr0, ntr, TW):
 # outputs). The caller builds BT (alpha, alpha), AT (4, alpha) and U = G w.
 
 @kernel
-def wino_w_split(x, H, W, sh, ph, S, pw, xs, nc0, yq0):
-    """xs[k, hp, s, yq, j] = x[nc0 + k, sh*(yq0 + yq) + hp - ph, S*j + s - pw] (0 outside).
-
-    x: (N*C, H*W) flat planes; xs: (planes, sh, S, rows, J) C-contiguous, the rows
-    yq0 ... of consecutive planes from nc0: the input one block of output rows reads."""
-    NCb, Hq, J = xs.shape[0], xs.shape[3], xs.shape[4]
-    zero = xs.dtype.type(0)
-    for k in range(NCb):
-        nc = nc0 + k
-        for hp in range(sh):
-            for s in range(S):
-                X0 = s - pw
-                j0 = min(J, max(0, -(X0 // S)))         # first j with S*j + X0 >= 0
-                j1 = max(j0, min(J, (W - X0 + S - 1) // S))  # ... and < W
-                for yq in range(Hq):
-                    y = sh * (yq0 + yq) + hp - ph
-                    dst = xs[k, hp, s, yq]
-                    if y < 0 or y >= H:
-                        for j in range(J):
-                            dst[j] = zero
-                        continue
-                    src = x[nc, y * W:]
-                    for j in range(j0):
-                        dst[j] = zero
-                    for j in range(j0, j1):
-                        dst[j] = src[np.uint64(S * j + X0)]
-                    for j in range(j1, J):
-                        dst[j] = zero
-
-
-@kernel
-def wino_w_input(xs, xoff, S, J, Hq, Cin_g, kh, sw, sh, dh, BT, q0, nq, V):
-    """V[f, rr, qi*J + t] = sum_i BT[f, i] d_i for tile t of output row q0 + qi.
-
-    xs: the input split into sh phases along H and S = 4 sw phases along W, flat
-    (C, sh, S, Hq, J) per image: xs[c, hp, s, yq, j] = x[c, sh*yq + hp - ph, S*j + s - pw]
-    (0 outside); xoff: element offset of the group's channel 0. Row rr = (p * Cin_g + c)
-    * kh + ky reads phase p of channel c at input row sh*oy + dh*ky - ph; tap i of tile t
-    at column sw*(4 t + i) + p - pw. With this layout the inputs of one row rr and tap i
-    for all the block's output rows are one contiguous run (rows of J tiles, the last
-    J - ceil(Wo / 4) of them unused). BT: (alpha, 7), zero-padded past alpha columns
-    (alpha <= 7): the seven taps are written out so that their coefficients and offsets
-    are loop invariants and the tile loop vectorizes (measured: 0.8 ms for the k7 s2
-    benchmark layer, against 2.2 ms as alpha * alpha separate axpy passes and 70 ms
-    with the taps in a tuple indexed by a loop variable)."""
-    alpha = BT.shape[0]
-    L = V.shape[2]
-    Vf = V.reshape(-1)
-    K = sw * Cin_g * kh
-    uL = np.uint64(L)
-    plane = Hq * J
-    for rr in range(K):
-        ky = rr % kh
-        t_ = rr // kh
-        c = t_ % Cin_g
-        p = t_ // Cin_g
-        base = xoff + (c * sh + (dh * ky) % sh) * S * plane + (q0 + (dh * ky) // sh) * J
-        o0 = _tap_offset(base, 0, sw, p, S, plane)
-        o1 = _tap_offset(base, 1, sw, p, S, plane)
-        o2 = _tap_offset(base, 2, sw, p, S, plane)
-        o3 = _tap_offset(base, 3, sw, p, S, plane)
-        o4 = _tap_offset(base, 4, sw, p, S, plane)
-        o5 = _tap_offset(base, 5, sw, p, S, plane)
-        o6 = _tap_offset(base, 6, sw, p, S, plane)
-        for f in range(alpha):
-            c0, c1, c2, c3 = BT[f, 0], BT[f, 1], BT[f, 2], BT[f, 3]
-            c4, c5, c6 = BT[f, 4], BT[f, 5], BT[f, 6]
-            d0 = np.uint64((f * K + rr) * L)
-            for t in range(uL):
-                Vf[d0 + t] = (c0 * xs[o0 + t] + c1 * xs[o1 + t] + c2 * xs[o2 + t]
-                              + c3 * xs[o3 + t] + c4 * xs[o4 + t] + c5 * xs[o5 + t]
-                              + c6 * xs[o6 + t])
-
-
-@kernel
 def _tap_offset(base, i, sw, p, S, plane):
     """Offset in xs of tap i's run (column sw*i + p of the tile) for phase p."""
     u = sw * i + p
@@ -429,3 +354,107 @@ def wino_w_output(M, AT, bias, out, ooff, Ho, Wo, q0, nq, J, Y):
             y = np.uint64(4 * J * qi)
             for i in range(np.uint64(Wo)):
                 out[o + i] = Y[y + i]
+
+
+@kernel
+def _split_interior(xf, d, plane, src, ja, jb, pw, S):
+    """xf[d + s*plane + j] = src[S*j + s - pw] for j in [ja, jb), s < S (all inside src)."""
+    up = np.uint64(plane)
+    for j in range(ja, jb):
+        o = np.uint64(S * j - pw)
+        e = np.uint64(d + j)
+        for s in range(S):
+            xf[e + np.uint64(s) * up] = src[o + np.uint64(s)]
+
+
+@kernel
+def _split_edge(xf, d, plane, src, j0, j1, pw, S):
+    """As :func:`_split_interior` for j in [j0, j1), 0 where S*j + s - pw is outside src."""
+    W = src.shape[0]
+    zero = xf.dtype.type(0)
+    for j in range(j0, j1):
+        for s in range(S):
+            X = S * j + s - pw
+            xf[d + s * plane + j] = src[X] if 0 <= X < W else zero
+
+
+@kernel
+def wino_w_input(x, H, W, sh, ph, S, pw, nc0, q0, kh, sw, dh, BT, xs, R, V):
+    """V[f, rr, qi*J + t] = sum_i BT[f, i] d_i for tile t of output row q0 + qi.
+
+    x: (N*C, H*W) flat planes, the group's channel 0 at plane nc0; V: (alpha, K, nq*J), K
+    = sw * Cin_g * kh. Row rr = (p * Cin_g + c) * kh + ky reads phase p of channel c at
+    input row sh*oy + dh*ky - ph; tap i of tile t at column sw*(4 t + i) + p - pw (0
+    outside); the last J - ceil(Wo / 4) tiles of each row are unused.
+
+    One channel at a time: its input rows are split into sh phases along H and S = 4 sw
+    phases along W, xs (sh, S, Hq, J): xs[hp, s, yq, j] = x[c, sh*(q0 + yq) + hp - ph,
+    S*j + s - pw] (0 outside; small enough for L1), so that one tap of a run of rows is
+    one contiguous run; then each input row's transform is computed once into R (Hq*J,)
+    and copied to each V row (p, c, ky) that reads it. Measured per block of the k7 s2
+    benchmark layer (11 output rows): 29 us, against 40 us for a split pass over the
+    block followed by the transform of each V row (kh * nq row transforms per phase pair
+    instead of ~Hq - 1, for the same sums in the same order: V is bit-identical).
+    BT: (alpha, 7), zero-padded past alpha columns (alpha <= 7): the seven taps are
+    written out so that their coefficients and offsets are loop invariants and the tile
+    loop vectorizes (measured: 0.8 ms for the k7 s2 benchmark layer, against 2.2 ms as
+    alpha * alpha separate axpy passes and 70 ms with the taps in a tuple indexed by a
+    loop variable)."""
+    alpha = BT.shape[0]
+    K = V.shape[1]
+    L = V.shape[2]
+    Cin_g = K // (sw * kh)
+    Hq, J = xs.shape[2], xs.shape[3]
+    nq = L // J
+    plane = Hq * J
+    xf = xs.reshape(-1)
+    Vf = V.reshape(-1)
+    uL = np.uint64(L)
+    zero = xs.dtype.type(0)
+    ja = min(J, (pw + S - 1) // S)  # j in [ja, jb): all S phases inside the row
+    jb = max(ja, min(J, (W + pw - S) // S + 1))
+    for c in range(Cin_g):
+        for hp in range(sh):
+            for yq in range(Hq):
+                y = sh * (q0 + yq) + hp - ph
+                d = (hp * S * Hq + yq) * J
+                if y < 0 or y >= H:
+                    for s in range(S):
+                        for j in range(J):
+                            xf[d + s * plane + j] = zero
+                    continue
+                src = x[nc0 + c, y * W:(y + 1) * W]
+                _split_edge(xf, d, plane, src, 0, ja, pw, S)
+                _split_edge(xf, d, plane, src, jb, J, pw, S)
+                if S == 8:
+                    _split_interior(xf, d, plane, src, ja, jb, pw, 8)
+                else:
+                    _split_interior(xf, d, plane, src, ja, jb, pw, S)
+        for hp in range(sh):
+            nrow = 0  # R rows that some V row reads (the last tile reads one more)
+            for ky in range(kh):
+                if (dh * ky) % sh == hp:
+                    nrow = max(nrow, (dh * ky) // sh + nq)
+            n = np.uint64(nrow * J)
+            base = hp * S * plane
+            for p in range(sw):
+                o0 = _tap_offset(base, 0, sw, p, S, plane)
+                o1 = _tap_offset(base, 1, sw, p, S, plane)
+                o2 = _tap_offset(base, 2, sw, p, S, plane)
+                o3 = _tap_offset(base, 3, sw, p, S, plane)
+                o4 = _tap_offset(base, 4, sw, p, S, plane)
+                o5 = _tap_offset(base, 5, sw, p, S, plane)
+                o6 = _tap_offset(base, 6, sw, p, S, plane)
+                for f in range(alpha):
+                    c0, c1, c2, c3 = BT[f, 0], BT[f, 1], BT[f, 2], BT[f, 3]
+                    c4, c5, c6 = BT[f, 4], BT[f, 5], BT[f, 6]
+                    for t in range(n):
+                        R[t] = (c0 * xf[o0 + t] + c1 * xf[o1 + t] + c2 * xf[o2 + t]
+                                + c3 * xf[o3 + t] + c4 * xf[o4 + t] + c5 * xf[o5 + t]
+                                + c6 * xf[o6 + t])
+                    for ky in range(kh):
+                        if (dh * ky) % sh == hp:
+                            s0 = np.uint64(((dh * ky) // sh) * J)
+                            d0 = np.uint64((f * K + (p * Cin_g + c) * kh + ky) * L)
+                            for t in range(uL):
+                                Vf[d0 + t] = R[s0 + t]
