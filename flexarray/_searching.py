@@ -81,31 +81,33 @@ def _arg_kernel(a, ax):
     return _kernels("argminmax")
 
 
-#: NumPy's own argmax/argmin along a contiguous axis, rows shared by worker threads, from
-#: this many elements: its SIMD scan is memory-bound at ~27 GB/s on one core, which the
-#: kernel's chunk-extreme-then-scan does not beat (0.8x on one thread, 0.9-1.2x on two);
-#: two threads of NumPy measured 1.15-1.2x NumPy (4096^2 float32, axis 1). NumPy copies
-#: read-only input first (4x slower), so it gets a writable alias of the same memory: it
-#: only reads it.
-ARG_NUMPY_THREADS_MIN = 1 << 20
+#: argmax/argmin along a contiguous axis (native dtypes) are NumPy's own SIMD scan, on a
+#: writable alias of read-only views: NumPy 2.4 copies read-only input first (1.6-2.3x
+#: slower; flexarray's views of foreign memory are read-only), and it only reads the
+#: alias. From this many elements the rows are split across worker threads: 1.15-1.6x
+#: NumPy at 4096^2 float32 (memory-bound at ~27 GB/s on one core), 1.15x at 2048^2; at
+#: 1024^2 the hand-off made it 0.55x of one thread. The kernel's runs mode
+#: measured 0.8x NumPy at 4096^2 on one thread and 0.25-0.6x from 256^2 to 1024^2, so it
+#: only serves float16/bfloat16 and memory that cannot be aliased writable.
+ARG_NUMPY_THREADS_MIN = 1 << 22
 
 
 def _numpy_rows(npfunc, a, ax):
-    """``npfunc(a, axis=ax)`` with the other axis of most rows split across threads, or
-    None when that does not apply (small, half floats, a strided axis, a single row)."""
-    if (_threads.NTHREADS < 2 or a.size < ARG_NUMPY_THREADS_MIN or a.strides[ax] != a.itemsize
-            or a.dtype.kind not in "biuf" or a.dtype == np.float16):
-        return None
-    split = max((d for d in range(a.ndim) if d != ax), key=lambda d: a.shape[d], default=None)
-    if split is None or a.shape[split] < 2 * _threads.NTHREADS:
+    """``npfunc(a, axis=ax)`` along a contiguous axis, its rows split across threads when
+    large; None when that does not apply (half floats, a strided axis, unwritable memory)."""
+    if a.strides[ax] != a.itemsize or a.dtype.kind not in "biuf" or a.dtype == np.float16:
         return None
     if not a.flags.writeable:
         alias = a.view()
         try:
             alias.flags.writeable = True  # NumPy only reads it (see above)
-        except ValueError:  # memory nobody may write: NumPy copies it, as it must
+        except ValueError:  # memory nobody may write: the kernel reads it as it is
             return None
         a = alias
+    split = max((d for d in range(a.ndim) if d != ax), key=lambda d: a.shape[d], default=None)
+    if (_threads.NTHREADS < 2 or a.size < ARG_NUMPY_THREADS_MIN or split is None
+            or a.shape[split] < 2 * _threads.NTHREADS):
+        return npfunc(a, axis=ax)
     out = np.empty(a.shape[:ax] + a.shape[ax + 1:], np.intp)
     osplit = split - (split > ax)
 

@@ -82,7 +82,8 @@ ARGMIN = (xp.argmin, lambda v, b: v < b)
 KERNEL_CASES = [(ARGMAX, xp.float32, "c", 0), (ARGMIN, xp.float32, "c", 0),
                 (ARGMAX, xp.float16, "c", 1), (ARGMIN, xp.bfloat16, "c", 0),
                 (ARGMAX, xp.float32, "t", None), (ARGMIN, xp.float32, "t", None),
-                # contiguous axis and C-contiguous axis=None (the kernels' runs mode)
+                # contiguous axis (NumPy's scan, see _numpy_rows) and C-contiguous
+                # axis=None (the kernels' runs mode)
                 (ARGMAX, xp.float32, "c", 1), (ARGMIN, xp.float32, "t", 0),
                 (ARGMAX, xp.float32, "c", None)]
 
@@ -117,11 +118,14 @@ def test_argmax_argmin_large_strided(op, dtype, layout, axis):
                                               ("float64", (900, 3, 400), 2),
                                               ("float32", (1800, 600), 0),
                                               ("bool", (1200, 900), 1)])
-def test_argmax_argmin_contiguous_axis_on_threads(source, dtype, shape, axis):
-    """Large arrays along a contiguous axis: NumPy's argmax/argmin with rows on threads
-    (flexarray._searching._numpy_rows), for writable, read-only and unwritable memory."""
-    from flexarray._searching import ARG_NUMPY_THREADS_MIN
-    assert math.prod(shape) >= ARG_NUMPY_THREADS_MIN
+@pytest.mark.parametrize("threads", [True, False])
+def test_argmax_argmin_contiguous_axis_on_threads(source, dtype, shape, axis, threads,
+                                                  monkeypatch):
+    """Along a contiguous axis: NumPy's argmax/argmin (flexarray._searching._numpy_rows),
+    rows on threads or not, for writable, read-only and unwritable memory."""
+    from flexarray import _searching
+    monkeypatch.setattr(_searching, "ARG_NUMPY_THREADS_MIN", 1 << 20 if threads else 1 << 40)
+    assert math.prod(shape) >= 1 << 20
     rng = np.random.default_rng(3)
     ref = (rng.standard_normal(shape) * 20).astype(dtype)
     if dtype.startswith("float"):
