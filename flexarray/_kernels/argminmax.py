@@ -11,9 +11,10 @@ first NaN wins, for argmax and argmin alike). float16/bfloat16 compare as float3
   one run): chunks of ``_CHUNK`` elements; the chunk's extreme comes from the reduction
   kernels' lanes (``reduce._lanes``: selects only, vectorized, memory-bound), and only a
   chunk that beats the best so far is scanned (from L1) for the first index of its
-  extreme. Rows (or segments of one long run) go to threads. NumPy 2.4 copies read-only
-  input before its SIMD argmax (4096^2 float32 axis 1: ~10 ms against ~2.4 ms writeable);
-  this path measured ~2.4-3.1 ms on either (see ``_searching.ARG_KERNEL_MIN``).
+  extreme. Rows (or segments of one long run) go to threads. Measured ~2.4-3.1 ms for
+  4096^2 float32 axis 1, NumPy's SIMD argmax ~2.4 ms on writable memory: the frontend
+  gives NumPy a writable alias instead (``_searching._numpy_rows``) and uses this mode for
+  float16/bfloat16, memory that cannot be aliased writable, and ``axis=None``.
 - inner mode (the axis is the most contiguous dim but strided): ``_LANES`` lanes keep the
   first extreme of their residue class; lanes merge by (value, smallest index).
 
