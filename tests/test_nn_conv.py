@@ -237,6 +237,32 @@ def test_conv_nonfinite_inputs_follow_the_definition(engine):
     np.testing.assert_allclose(got[fin], ref[fin], rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.parametrize("dname", ["float32", "float64"])
+@pytest.mark.parametrize("row", [0, 31, 63])  # first, middle and last parallel block
+@pytest.mark.parametrize("value", [np.nan, -np.inf, "huge"])
+def test_conv_winograd_w_rejects_values_its_transforms_cannot_take(dname, row, value,
+                                                                   monkeypatch):
+    """One bad input element in any block sends the whole call to im2col: its result
+    follows the definition (an overflow-sized value stays finite where it should)."""
+    xs, ws, groups, stride, pad = ENGINES["winograd_w_large_parallel"]
+    taken = _count_calls(monkeypatch, "_winograd_w")
+    xdt, npdt = FLOATS[dname]
+    rng = np.random.default_rng(row)
+    x = rng.standard_normal(xs).astype(npdt)
+    w = rng.standard_normal(ws).astype(npdt)
+    x[-1, 1, row, 40] = np.sqrt(np.finfo(npdt).max) / 1e3 if value == "huge" else value
+    got = np_of(nn.conv2d(xp.asarray(x), xp.asarray(w), stride=stride, padding=pad))
+    with np.errstate(invalid="ignore", over="ignore"):
+        ref = ref_conv(x.astype(float), w.astype(float), None, (stride,) * 2, (pad,) * 2,
+                       (pad,) * 2, (1, 1), groups)
+    assert taken == [None]  # Winograd along W was tried and declined
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(ref))
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(ref))
+    fin = np.isfinite(ref)
+    np.testing.assert_allclose(got[fin], ref[fin], rtol=1e-4 if dname == "float32" else 1e-10,
+                               atol=np.abs(ref[fin]).max() * 1e-6)
+
+
 @pytest.mark.parametrize("dname", ["float16", "bfloat16"])
 @pytest.mark.parametrize("engine", ["winograd", "winograd_w", "im2col_strided",
                                     "direct_depthwise"])

@@ -379,8 +379,21 @@ def _split_edge(xf, d, plane, src, j0, j1, pw, S):
 
 
 @kernel
-def wino_w_input(x, H, W, sh, ph, S, pw, nc0, q0, kh, sw, dh, BT, xs, R, V):
+def _all_below(a, limit):
+    """Every element of a finite and of magnitude < limit (a NaN or an inf fails)."""
+    good = 0
+    for v in a:
+        good += abs(v) < limit
+    return good == a.shape[0]
+
+
+@kernel
+def wino_w_input(x, H, W, sh, ph, S, pw, nc0, q0, kh, sw, dh, BT, limit, xs, R, V):
     """V[f, rr, qi*J + t] = sum_i BT[f, i] d_i for tile t of output row q0 + qi.
+
+    Returns False, V undefined, when an input row the block reads holds a NaN, an inf or a
+    value of magnitude >= limit (the transforms would spread or overflow it; checked here,
+    on rows already in L1, rather than in a pass over the whole input upfront).
 
     x: (N*C, H*W) flat planes, the group's channel 0 at plane nc0; V: (alpha, K, nq*J), K
     = sw * Cin_g * kh. Row rr = (p * Cin_g + c) * kh + ky reads phase p of channel c at
@@ -424,6 +437,8 @@ def wino_w_input(x, H, W, sh, ph, S, pw, nc0, q0, kh, sw, dh, BT, xs, R, V):
                             xf[d + s * plane + j] = zero
                     continue
                 src = x[nc0 + c, y * W:(y + 1) * W]
+                if not _all_below(src, limit):
+                    return False
                 _split_edge(xf, d, plane, src, 0, ja, pw, S)
                 _split_edge(xf, d, plane, src, jb, J, pw, S)
                 if S == 8:
@@ -458,3 +473,4 @@ def wino_w_input(x, H, W, sh, ph, S, pw, nc0, q0, kh, sw, dh, BT, xs, R, V):
                             d0 = np.uint64((f * K + (p * Cin_g + c) * kh + ky) * L)
                             for t in range(uL):
                                 Vf[d0 + t] = R[s0 + t]
+    return True

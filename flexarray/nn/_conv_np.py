@@ -306,6 +306,16 @@ def _finite_below(a, limit):
     return a.size == 0 or bool(max(-a.min(), a.max()) < limit)
 
 
+@functools.lru_cache(maxsize=None)
+def _wino_w_transforms(r, dtype):
+    """(A^T as tuples of dtype scalars, G in float64, B^T zero-padded to 7 columns, the
+    input limit as a dtype scalar) for the kernels: built once per (r, dtype)."""
+    AT, G, BT = _cook_toom(r)
+    BT = np.pad(BT, ((0, 0), (0, 7 - BT.shape[0]))).astype(dtype)
+    AT = tuple(tuple(dtype.type(v) for v in row) for row in AT)
+    return AT, G, BT, dtype.type(_wino_w_limit(dtype))
+
+
 def _winograd_w(x, w, b, g, groups, macs):
     """2-D convolution of (N, C, 1, H, W) by Winograd F(4, r) along W (see the kernels),
     or None when x holds an inf, NaN or a value large enough to overflow the transforms."""
@@ -320,11 +330,9 @@ def _winograd_w(x, w, b, g, groups, macs):
     r = -(-kw // sw)
     alpha = r + 3
     S = 4 * sw
-    AT, G, BT = _cook_toom(r)
+    AT, G, BT, limit = _wino_w_transforms(r, dtype)
     TW = -(-Wo // 4)
     J = TW + (sw * 7 - 1) // S  # room for the kernel's 7 taps (zero past alpha)
-    if not _finite_below(x, _wino_w_limit(dtype)):
-        return None  # an inf, NaN or huge value: the caller uses im2col
     x2 = x.reshape(N * C, H * W)
     # Each block splits the input rows it reads (a few rows more than its outputs' share;
     # measured: 0.4-0.8 ms less per call on two threads than one split pass upfront), one
@@ -332,19 +340,16 @@ def _winograd_w(x, w, b, g, groups, macs):
     # row (the kernel): against a split pass then a transform per V row, measured 29 vs
     # 40 us per block, and per call (interleaved, best of 15 rounds, load 0.6-0.7)
     # 9.0-9.2 vs 9.8-10.0 ms on one core (thread CPU time; torch 10.1 ms) and 5.2-6.1 vs
-    # 7.0-7.2 ms on two threads (torch 5.2-5.6 ms).
+    # 7.0-7.2 ms on two threads (torch 5.2-5.6 ms). The kernel also checks each row it
+    # reads for values the transforms cannot take (a pass over x upfront cost ~0.1 ms
+    # of serial time per call, ~2% on two threads).
     extra = (dh * (kh - 1)) // sh + 1  # (one spare row for the unused tiles of the last)
     K = sw * Cin_g * kh
     # U[f, co, (p, c, ky)] = sum_j G[f, j] w[co, c, ky, sw*j + p] (0 past the kernel)
-    wp = np.zeros((r, Cout, sw, Cin_g, kh))
-    for j in range(r):
-        for p in range(sw):
-            if sw * j + p < kw:
-                wp[j, :, p] = w[:, :, 0, :, sw * j + p]
+    wp = np.zeros((Cout, Cin_g, kh, r * sw))
+    wp[..., :kw] = w[:, :, 0]
+    wp = wp.reshape(Cout, Cin_g, kh, r, sw).transpose(3, 0, 4, 1, 2)
     U = (G @ wp.reshape(r, Cout * K)).astype(dtype).reshape(alpha, Cout, K)
-    cast = dtype.type
-    BT = np.pad(BT, ((0, 0), (0, 7 - alpha))).astype(dtype)
-    AT = tuple(tuple(cast(v) for v in row) for row in AT)
     bias = b if b is not None else np.zeros(Cout, dtype)
     out = np.empty((N, Cout, 1, Ho, Wo), dtype)
     oflat = out.reshape(-1)
@@ -355,6 +360,7 @@ def _winograd_w(x, w, b, g, groups, macs):
     Ug = [U[:, grp * Cout_g:(grp + 1) * Cout_g] for grp in range(groups)]
     bg = [bias[grp * Cout_g:(grp + 1) * Cout_g] for grp in range(groups)]
     views = {}  # (thread, rows) -> that thread's scratch arrays, made once per call
+    rejected = []  # set by a block whose input rows the transforms cannot take
 
     def block(item):
         n, grp, q0, nb = item
@@ -368,15 +374,17 @@ def _winograd_w(x, w, b, g, groups, macs):
                                  _par.scratch("winow_m", (alpha, Cout_g, T), dtype),
                                  _par.scratch("winow_y", (4 * T,), dtype))
         xs, R, V, M, Y = bufs
-        K_.wino_w_input(x2, H, W, sh, ph, S, pw, n * C + grp * Cin_g, q0, kh, sw, dh, BT,
-                        xs, R, V)
+        if rejected or not K_.wino_w_input(x2, H, W, sh, ph, S, pw, n * C + grp * Cin_g, q0,
+                                           kh, sw, dh, BT, limit, xs, R, V):
+            rejected.append(item)
+            return
         np.matmul(Ug[grp], V, out=M)
         K_.wino_w_output(M, AT, bg[grp], oflat, (n * Cout + grp * Cout_g) * Ho * Wo,
                          Ho, Wo, q0, nb, J, Y)
 
     _par.run(block, [(n, grp, q0, nb) for n in range(N) for grp in range(groups)
                      for q0, nb in _blocks(Ho, nq)], macs >= _PAR_MIN_MACS)
-    return out
+    return None if rejected else out
 
 
 def conv_transpose3d(x, w, b, stride, padding, output_padding, dilation, groups):
