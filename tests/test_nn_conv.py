@@ -237,6 +237,28 @@ def test_conv_nonfinite_inputs_follow_the_definition(engine):
     np.testing.assert_allclose(got[fin], ref[fin], rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.parametrize("npdt", [np.float32, np.float64])
+def test_winograd_w_output_kernel_is_the_cook_toom_transform(npdt):
+    """The output kernel's written-out F(4, 4) A^T equals the one derived from the
+    interpolation points, on every tile of every row (a partial last tile included)."""
+    from flexarray._kernels import nn_conv as K_
+    from flexarray.nn._conv_np import _cook_toom
+    AT = _cook_toom(4)[0]
+    rng = np.random.default_rng(0)
+    Cout, Ho, Wo, q0, nq = 3, 9, 10, 2, 5
+    J = -(-Wo // 4) + 1
+    M = rng.standard_normal((7, Cout, nq * J)).astype(npdt)
+    bias = rng.standard_normal(Cout).astype(npdt)
+    out = np.full(2 * Cout * Ho * Wo, -7.0, npdt)
+    ooff = Cout * Ho * Wo  # the second image of the flat output
+    K_.wino_w_output(M, bias, out, ooff, Ho, Wo, q0, nq, J, np.empty(4 * nq * J, npdt))
+    y = np.einsum("af,fcqt->cqta", AT, M.astype(float).reshape(7, Cout, nq, J))
+    ref = np.full((2, Cout, Ho, Wo), -7.0)
+    ref[1, :, q0:q0 + nq] = (y.reshape(Cout, nq, 4 * J)[:, :, :Wo] + bias[:, None, None])
+    tol = 1e-5 if npdt == np.float32 else 1e-13
+    np.testing.assert_allclose(out.reshape(ref.shape), ref, rtol=tol, atol=tol * 20)
+
+
 @pytest.mark.parametrize("dname", ["float32", "float64"])
 @pytest.mark.parametrize("row", [0, 31, 63])  # first, middle and last parallel block
 @pytest.mark.parametrize("value", [np.nan, -np.inf, "huge"])

@@ -308,12 +308,12 @@ def _finite_below(a, limit):
 
 @functools.lru_cache(maxsize=None)
 def _wino_w_transforms(r, dtype):
-    """(A^T as tuples of dtype scalars, G in float64, B^T zero-padded to 7 columns, the
-    input limit as a dtype scalar) for the kernels: built once per (r, dtype)."""
-    AT, G, BT = _cook_toom(r)
+    """(G in float64, B^T zero-padded to 7 columns, the input limit as a dtype scalar)
+    for the kernels, built once per (r, dtype). (The output kernel has F(4, 4)'s A^T
+    written out.)"""
+    _, G, BT = _cook_toom(r)
     BT = np.pad(BT, ((0, 0), (0, 7 - BT.shape[0]))).astype(dtype)
-    AT = tuple(tuple(dtype.type(v) for v in row) for row in AT)
-    return AT, G, BT, dtype.type(_wino_w_limit(dtype))
+    return G, BT, dtype.type(_wino_w_limit(dtype))
 
 
 def _winograd_w(x, w, b, g, groups, macs):
@@ -330,7 +330,7 @@ def _winograd_w(x, w, b, g, groups, macs):
     r = -(-kw // sw)
     alpha = r + 3
     S = 4 * sw
-    AT, G, BT, limit = _wino_w_transforms(r, dtype)
+    G, BT, limit = _wino_w_transforms(r, dtype)
     TW = -(-Wo // 4)
     J = TW + (sw * 7 - 1) // S  # room for the kernel's 7 taps (zero past alpha)
     x2 = x.reshape(N * C, H * W)
@@ -379,7 +379,7 @@ def _winograd_w(x, w, b, g, groups, macs):
             rejected.append(item)
             return
         np.matmul(Ug[grp], V, out=M)
-        K_.wino_w_output(M, AT, bg[grp], oflat, (n * Cout + grp * Cout_g) * Ho * Wo,
+        K_.wino_w_output(M, bg[grp], oflat, (n * Cout + grp * Cout_g) * Ho * Wo,
                          Ho, Wo, q0, nb, J, Y)
 
     _par.run(block, [(n, grp, q0, nb) for n in range(N) for grp in range(groups)
