@@ -238,6 +238,24 @@ def test_conv_nonfinite_inputs_follow_the_definition(engine):
 
 
 @pytest.mark.parametrize("npdt", [np.float32, np.float64])
+@pytest.mark.parametrize("S", [4, 8])
+@pytest.mark.parametrize("ja, jb", [(0, 0), (1, 6), (1, 9), (1, 17), (2, 27), (3, 30)])
+def test_row_split_kernel(npdt, S, ja, jb):
+    """The row split (8 x 8 transposes for S = 8) against a plain loop, every element
+    of the destination checked, the untouched ones included."""
+    from flexarray._kernels import nn_conv as K_
+    pw, d, plane = 3, 5, 40
+    src = np.arange(S * jb + 8, dtype=npdt) + 0.5
+    got = np.full(d + S * plane + 8, -1.0, npdt)
+    K_._split_interior(got, d, plane, src, ja, jb, pw, S)
+    ref = np.full_like(got, -1.0)
+    for j in range(ja, jb):
+        for s in range(S):
+            ref[d + s * plane + j] = src[S * j + s - pw]
+    np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("npdt", [np.float32, np.float64])
 def test_winograd_w_output_kernel_is_the_cook_toom_transform(npdt):
     """The output kernel's written-out F(4, 4) A^T equals the one derived from the
     interpolation points, on every tile of every row (a partial last tile included)."""

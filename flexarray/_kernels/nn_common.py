@@ -1,4 +1,8 @@
 """Small helpers shared by the flexarray.nn kernel files (private)."""
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
+
 from flexarray._kernels import kernel
 
 
@@ -18,3 +22,42 @@ def _valid_range(n_out, k_off, stride, n_in):
     if lo > hi:
         lo = hi
     return lo, hi
+
+
+# Shuffle masks of an 8 x 8 transpose in three butterfly stages: at distance d, rows k and
+# k + d (k without bit d) exchange their blocks of d columns.
+_T8_MASKS = {4: ([0, 1, 2, 3, 8, 9, 10, 11], [4, 5, 6, 7, 12, 13, 14, 15]),
+             2: ([0, 1, 8, 9, 4, 5, 12, 13], [2, 3, 10, 11, 6, 7, 14, 15]),
+             1: ([0, 8, 2, 10, 4, 12, 6, 14], [1, 9, 3, 11, 5, 13, 7, 15])}
+
+
+@intrinsic
+def transpose8(typingctx, dst, d, pitch, src, s):
+    """dst[d + k*pitch + j] = src[s + 8*j + k] for j, k < 8 (1-D arrays of one dtype):
+    eight vector loads, 24 shuffles (one two-source permute each with AVX-512), eight
+    vector stores. The caller guarantees the bounds. (A scalar loop moving the same 64
+    elements one by one is what LLVM makes of it otherwise: ~2x slower per row split.)"""
+    def codegen(context, builder, sig, args):
+        ety = context.get_data_type(sig.args[0].dtype)
+        size = context.get_abi_sizeof(ety)
+        vty = ir.VectorType(ety, 8)
+        i64 = ir.IntType(64)
+        mty = ir.VectorType(ir.IntType(32), 8)
+        dary = context.make_array(sig.args[0])(context, builder, args[0])
+        sary = context.make_array(sig.args[3])(context, builder, args[3])
+        d_, pitch_, s_ = (context.cast(builder, args[i], sig.args[i], types.int64)
+                          for i in (1, 2, 4))
+        v = [builder.load(builder.bitcast(builder.gep(sary.data, [builder.add(s_, i64(8 * k))]),
+                                          vty.as_pointer()), align=size) for k in range(8)]
+        for dist in (4, 2, 1):
+            lo, hi = _T8_MASKS[dist]
+            for k in range(8):
+                if not k & dist:
+                    a, b = v[k], v[k + dist]
+                    v[k] = builder.shuffle_vector(a, b, ir.Constant(mty, lo))
+                    v[k + dist] = builder.shuffle_vector(a, b, ir.Constant(mty, hi))
+        for k in range(8):
+            ptr = builder.gep(dary.data, [builder.add(d_, builder.mul(pitch_, i64(k)))])
+            builder.store(v[k], builder.bitcast(ptr, vty.as_pointer()), align=size)
+        return context.get_dummy_value()
+    return types.void(dst, d, pitch, src, s), codegen

@@ -20,7 +20,7 @@ adjoint is taken: (D, H, W) is then the transposed conv's output, (Do, Ho, Wo) i
 import numpy as np
 
 from flexarray._kernels import kernel
-from flexarray._kernels.nn_common import _valid_range
+from flexarray._kernels.nn_common import _valid_range, transpose8
 
 
 # ----------------------------------------------------------------------------- im2col
@@ -301,7 +301,7 @@ def wino_output(M, bias, out, ooff, Ho, Wo, tr0, ntr, TW):
 # taps is sw stride-1 convolutions with r = ceil(kw / sw) taps over the row's phases,
 # which become extra GEMM rows (K = sw * Cin_g * kh). Each 4-output tile then costs alpha
 # = r + 3 multiplies per row instead of 4 r (7 x 7 stride 2: 14 instead of 28 per 4
-# outputs). The caller builds BT (alpha, alpha), AT (4, alpha) and U = G w.
+# outputs). The kernels have r = 4 (alpha = 7) written out; the caller builds U = G w.
 
 @kernel
 def _tap_offset(base, i, sw, p, S, plane):
@@ -356,7 +356,16 @@ def wino_w_output(M, bias, out, ooff, Ho, Wo, q0, nq, J, Y):
 
 @kernel
 def _split_interior(xf, d, plane, src, ja, jb, pw, S):
-    """xf[d + s*plane + j] = src[S*j + s - pw] for j in [ja, jb), s < S (all inside src)."""
+    """xf[d + s*plane + j] = src[S*j + s - pw] for j in [ja, jb), s < S (all inside src).
+    S = 8: 8 x 8 transposes (the last one overlapping the one before, rewriting the same
+    values); measured 18 against 27 us per block of the k7 s2 benchmark layer."""
+    if S == 8 and jb - ja >= 8:
+        j = ja
+        while j + 8 < jb:
+            transpose8(xf, d + j, plane, src, 8 * j - pw)
+            j += 8
+        transpose8(xf, d + jb - 8, plane, src, 8 * (jb - 8) - pw)
+        return
     up = np.uint64(plane)
     for j in range(ja, jb):
         o = np.uint64(S * j - pw)
@@ -378,22 +387,24 @@ def _split_edge(xf, d, plane, src, j0, j1, pw, S):
 
 @kernel
 def _all_below(a, limit):
-    """Every element of a finite and of magnitude < limit (a NaN or an inf fails)."""
-    good = 0
-    for v in a:
-        good += abs(v) < limit
-    return good == a.shape[0]
+    """Every element of a finite and of magnitude < limit (a NaN or an inf fails). (An
+    OR of the failures vectorizes; counting the successes into a Python int did not:
+    measured 1.2 against 9.6 us for 20K float32.)"""
+    bad = False
+    for i in range(a.shape[0]):
+        bad |= not (abs(a[i]) < limit)
+    return not bad
 
 
 @kernel
-def wino_w_input(x, H, W, sh, ph, S, pw, nc0, q0, kh, sw, dh, BT, limit, xs, R, V):
+def wino_w_input(x, H, W, sh, ph, S, pw, nc0, q0, kh, sw, dh, limit, xs, R, V):
     """V[f, rr, qi*J + t] = sum_i BT[f, i] d_i for tile t of output row q0 + qi.
 
     Returns False, V undefined, when an input row the block reads holds a NaN, an inf or a
     value of magnitude >= limit (the transforms would spread or overflow it; checked here,
     on rows already in L1, rather than in a pass over the whole input upfront).
 
-    x: (N*C, H*W) flat planes, the group's channel 0 at plane nc0; V: (alpha, K, nq*J), K
+    x: (N*C, H*W) flat planes, the group's channel 0 at plane nc0; V: (7, K, nq*J), K
     = sw * Cin_g * kh. Row rr = (p * Cin_g + c) * kh + ky reads phase p of channel c at
     input row sh*oy + dh*ky - ph; tap i of tile t at column sw*(4 t + i) + p - pw (0
     outside); the last J - ceil(Wo / 4) tiles of each row are unused.
@@ -401,17 +412,16 @@ def wino_w_input(x, H, W, sh, ph, S, pw, nc0, q0, kh, sw, dh, BT, limit, xs, R, 
     One channel at a time: its input rows are split into sh phases along H and S = 4 sw
     phases along W, xs (sh, S, Hq, J): xs[hp, s, yq, j] = x[c, sh*(q0 + yq) + hp - ph,
     S*j + s - pw] (0 outside; small enough for L1), so that one tap of a run of rows is
-    one contiguous run; then each input row's transform is computed once into R (Hq*J,)
-    and copied to each V row (p, c, ky) that reads it. Measured per block of the k7 s2
-    benchmark layer (11 output rows): 29 us, against 40 us for a split pass over the
-    block followed by the transform of each V row (kh * nq row transforms per phase pair
-    instead of ~Hq - 1, for the same sums in the same order: V is bit-identical).
-    BT: (alpha, 7), zero-padded past alpha columns (alpha <= 7): the seven taps are
-    written out so that their coefficients and offsets are loop invariants and the tile
-    loop vectorizes (measured: 0.8 ms for the k7 s2 benchmark layer, against 2.2 ms as
-    alpha * alpha separate axpy passes and 70 ms with the taps in a tuple indexed by a
-    loop variable)."""
-    alpha = BT.shape[0]
+    one contiguous run; then each input row's transform is computed once into R (7,
+    Hq*J) and copied to each V row (p, c, ky) that reads it (measured per block of the k7
+    s2 benchmark layer, 11 output rows: 29 us, against 40 us for a split pass over the
+    block followed by the transform of each V row).
+
+    B^T is F(4, 4)'s at the points (0, 1, -1, 2, -2, 1/2, inf) (``_cook_toom(4)`` in
+    flexarray.nn._conv_np), written out with its symmetry, all seven rows in one pass over
+    the seven taps d0..d6 (26 operations per tile instead of 49 multiply-adds over seven
+    passes); the constants are of the data's dtype (a Python float would promote float32
+    to float64)."""
     K = V.shape[1]
     L = V.shape[2]
     Cin_g = K // (sw * kh)
@@ -421,7 +431,10 @@ def wino_w_input(x, H, W, sh, ph, S, pw, nc0, q0, kh, sw, dh, BT, limit, xs, R, 
     xf = xs.reshape(-1)
     Vf = V.reshape(-1)
     uL = np.uint64(L)
-    zero = xs.dtype.type(0)
+    ft = xs.dtype.type
+    zero, half, two, four = ft(0), ft(0.5), ft(2), ft(4)
+    c25, c5 = ft(2.5), ft(5)
+    R0, R1, R2, R3, R4, R5, R6 = R[0], R[1], R[2], R[3], R[4], R[5], R[6]
     ja = min(J, (pw + S - 1) // S)  # j in [ja, jb): all S phases inside the row
     jb = max(ja, min(J, (W + pw - S) // S + 1))
     for c in range(Cin_g):
@@ -439,10 +452,7 @@ def wino_w_input(x, H, W, sh, ph, S, pw, nc0, q0, kh, sw, dh, BT, limit, xs, R, 
                     return False
                 _split_edge(xf, d, plane, src, 0, ja, pw, S)
                 _split_edge(xf, d, plane, src, jb, J, pw, S)
-                if S == 8:
-                    _split_interior(xf, d, plane, src, ja, jb, pw, 8)
-                else:
-                    _split_interior(xf, d, plane, src, ja, jb, pw, S)
+                _split_interior(xf, d, plane, src, ja, jb, pw, S)
         for hp in range(sh):
             nrow = 0  # R rows that some V row reads (the last tile reads one more)
             for ky in range(kh):
@@ -458,17 +468,28 @@ def wino_w_input(x, H, W, sh, ph, S, pw, nc0, q0, kh, sw, dh, BT, limit, xs, R, 
                 o4 = _tap_offset(base, 4, sw, p, S, plane)
                 o5 = _tap_offset(base, 5, sw, p, S, plane)
                 o6 = _tap_offset(base, 6, sw, p, S, plane)
-                for f in range(alpha):
-                    c0, c1, c2, c3 = BT[f, 0], BT[f, 1], BT[f, 2], BT[f, 3]
-                    c4, c5, c6 = BT[f, 4], BT[f, 5], BT[f, 6]
-                    for t in range(n):
-                        R[t] = (c0 * xf[o0 + t] + c1 * xf[o1 + t] + c2 * xf[o2 + t]
-                                + c3 * xf[o3 + t] + c4 * xf[o4 + t] + c5 * xf[o5 + t]
-                                + c6 * xf[o6 + t])
+                for t in range(n):
+                    d0, d1, d2, d3 = xf[o0 + t], xf[o1 + t], xf[o2 + t], xf[o3 + t]
+                    d4, d5, d6 = xf[o4 + t], xf[o5 + t], xf[o6 + t]
+                    P = d1 - two * d2
+                    Q = d2 - two * d3
+                    A = two * Q - half * d4 + d5  # rows 1, 2: A + B, A - B
+                    B = two * P - half * d3 + d4
+                    A2 = half * Q - half * d4 + d5  # rows 3, 4: A2 + B2, A2 - B2
+                    B2 = P - d3 + two * d4
+                    R0[t] = four * d1 - two * d0 + c25 * d2 - c5 * d3 - half * d4 + d5
+                    R1[t] = A + B
+                    R2[t] = A - B
+                    R3[t] = A2 + B2
+                    R4[t] = A2 - B2
+                    R5[t] = four * d1 - c5 * d3 + d5
+                    R6[t] = four * d2 - two * d1 + c25 * d3 - c5 * d4 - half * d5 + d6
+                for f in range(7):
+                    Rf = R[f]
                     for ky in range(kh):
                         if (dh * ky) % sh == hp:
                             s0 = np.uint64(((dh * ky) // sh) * J)
                             d0 = np.uint64((f * K + (p * Cin_g + c) * kh + ky) * L)
                             for t in range(uL):
-                                Vf[d0 + t] = R[s0 + t]
+                                Vf[d0 + t] = Rf[s0 + t]
     return True

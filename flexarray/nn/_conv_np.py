@@ -308,12 +308,9 @@ def _finite_below(a, limit):
 
 @functools.lru_cache(maxsize=None)
 def _wino_w_transforms(r, dtype):
-    """(G in float64, B^T zero-padded to 7 columns, the input limit as a dtype scalar)
-    for the kernels, built once per (r, dtype). (The output kernel has F(4, 4)'s A^T
-    written out.)"""
-    _, G, BT = _cook_toom(r)
-    BT = np.pad(BT, ((0, 0), (0, 7 - BT.shape[0]))).astype(dtype)
-    return G, BT, dtype.type(_wino_w_limit(dtype))
+    """(G in float64, the input limit as a dtype scalar), once per (r, dtype). (The
+    kernels have F(4, 4)'s B^T and A^T written out.)"""
+    return _cook_toom(r)[1], dtype.type(_wino_w_limit(dtype))
 
 
 def _winograd_w(x, w, b, g, groups, macs):
@@ -330,7 +327,7 @@ def _winograd_w(x, w, b, g, groups, macs):
     r = -(-kw // sw)
     alpha = r + 3
     S = 4 * sw
-    G, BT, limit = _wino_w_transforms(r, dtype)
+    G, limit = _wino_w_transforms(r, dtype)
     TW = -(-Wo // 4)
     J = TW + (sw * 7 - 1) // S  # room for the kernel's 7 taps (zero past alpha)
     x2 = x.reshape(N * C, H * W)
@@ -369,13 +366,13 @@ def _winograd_w(x, w, b, g, groups, macs):
         if bufs is None:
             T = nb * J
             bufs = views[key] = (_par.scratch("winow_xc", (sh, S, nb + extra, J), dtype),
-                                 _par.scratch("winow_r", ((nb + extra) * J,), dtype),
+                                 _par.scratch("winow_r", (alpha, (nb + extra) * J), dtype),
                                  _par.scratch("winow_v", (alpha, K, T), dtype),
                                  _par.scratch("winow_m", (alpha, Cout_g, T), dtype),
                                  _par.scratch("winow_y", (4 * T,), dtype))
         xs, R, V, M, Y = bufs
         if rejected or not K_.wino_w_input(x2, H, W, sh, ph, S, pw, n * C + grp * Cin_g, q0,
-                                           kh, sw, dh, BT, limit, xs, R, V):
+                                           kh, sw, dh, limit, xs, R, V):
             rejected.append(item)
             return
         np.matmul(Ug[grp], V, out=M)
