@@ -175,6 +175,35 @@ def test_conv2d_engines(engine, dname, bias, monkeypatch):
     assert len(taken) == engine.startswith("winograd_w")  # the engine under test ran
 
 
+@pytest.mark.parametrize("engine", [e for e in sorted(ENGINES) if e.startswith("winograd_w")])
+@pytest.mark.parametrize("dname", ["float32", "float64"])
+@pytest.mark.parametrize("fused", [False, True])
+def test_winograd_w_fused_and_matmul_paths(engine, dname, fused, monkeypatch):
+    """Winograd along W computes each block in one kernel calling NumPy's BLAS when it
+    can find it, with np.matmul between kernels otherwise: both against the reference."""
+    from flexarray._kernels import blas
+    from flexarray._kernels import nn_conv as K_
+    from flexarray.nn import _conv_np
+    npdt = FLOATS[dname][1]
+    if fused and not blas.gemm_pointer(npdt):
+        pytest.skip("NumPy's BLAS is not an OpenBLAS with 64-bit integers")
+    monkeypatch.setattr(_conv_np, "_WINO_W_FUSED", fused)
+    blocks = []
+    fused_block = K_.wino_w_block
+    monkeypatch.setattr(K_, "wino_w_block", lambda *a: blocks.append(1) or fused_block(*a))
+    xs, ws, groups, stride, pad = ENGINES[engine]
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal(xs).astype(npdt)
+    w = rng.standard_normal(ws).astype(npdt)
+    b = rng.standard_normal(ws[0]).astype(npdt)
+    got = nn.conv2d(xp.asarray(x), xp.asarray(w), xp.asarray(b), stride=stride, padding=pad,
+                    groups=groups)
+    ref = ref_conv(x.astype(float), w.astype(float), b.astype(float), (stride,) * 2,
+                   (pad,) * 2, (pad,) * 2, (1, 1), groups)
+    assert_close(got, ref, dname)
+    assert bool(blocks) == fused
+
+
 def _count_calls(monkeypatch, name):
     """Record the calls of flexarray.nn._conv_np.<name> (a list of their results)."""
     from flexarray.nn import _conv_np

@@ -20,6 +20,7 @@ adjoint is taken: (D, H, W) is then the transposed conv's output, (Do, Ho, Wo) i
 import numpy as np
 
 from flexarray._kernels import kernel
+from flexarray._kernels.blas import gemm
 from flexarray._kernels.nn_common import _valid_range, transpose8
 
 
@@ -492,4 +493,22 @@ def wino_w_input(x, H, W, sh, ph, S, pw, nc0, q0, kh, sw, dh, limit, xs, R, V):
                             d0 = np.uint64((f * K + (p * Cin_g + c) * kh + ky) * L)
                             for t in range(uL):
                                 Vf[d0 + t] = Rf[s0 + t]
+    return True
+
+
+@kernel
+def wino_w_block(x, H, W, sh, ph, S, pw, nc0, q0, kh, sw, dh, limit, xs, R, V, gemm_fn, U,
+                 uoff, ustep, M, bias, out, ooff, Ho, Wo, J, Y):
+    """One block of Winograd along W in one call: :func:`wino_w_input`, the 7 GEMMs
+    M[f] = U[f] V[f] through BLAS (:func:`flexarray._kernels.blas.gemm`; U[f] of the
+    group at flat offset uoff + f*ustep, rows K apart), :func:`wino_w_output`. False (out
+    untouched) when the input check fails."""
+    if not wino_w_input(x, H, W, sh, ph, S, pw, nc0, q0, kh, sw, dh, limit, xs, R, V):
+        return False
+    K, T = V.shape[1], V.shape[2]
+    Cout = M.shape[1]
+    Uf, Vf, Mf = U.reshape(-1), V.reshape(-1), M.reshape(-1)
+    for f in range(V.shape[0]):
+        gemm(gemm_fn, Cout, T, K, Uf, uoff + f * ustep, K, Vf, f * K * T, T, Mf, f * Cout * T, T)
+    wino_w_output(M, bias, out, ooff, Ho, Wo, q0, T // J, J, Y)
     return True

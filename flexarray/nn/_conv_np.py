@@ -41,6 +41,7 @@ _WINO_BLOCK_BYTES = 1 << 20
 # threads, under other processes' load): 512 KB 6.9, 1 MB 5.6-5.8, 2 MB 6.3-6.7 ms;
 # one thread: 1 MB 9.7, 2 MB 10.2 ms.
 _WINO_W_BLOCK_BYTES = 1 << 20
+_WINO_W_FUSED = True
 # Below this many multiply-adds a GEMM engine runs inline (no worker threads): waking the
 # workers costs ~30 us on a quiet machine and measured ~50-100 us under load, so a call
 # must have ~0.2 ms of work (8M multiply-adds of GEMM) to gain from two cores.
@@ -316,6 +317,7 @@ def _wino_w_transforms(r, dtype):
 def _winograd_w(x, w, b, g, groups, macs):
     """2-D convolution of (N, C, 1, H, W) by Winograd F(4, r) along W (see the kernels),
     or None when x holds an inf, NaN or a value large enough to overflow the transforms."""
+    from flexarray._kernels import blas
     from flexarray._kernels import nn_conv as K_
 
     N, C, _, H, W = x.shape
@@ -355,6 +357,7 @@ def _winograd_w(x, w, b, g, groups, macs):
     nq = max(1, min(nq, -(-N * groups * Ho // (2 * _par.workers()))))
 
     Ug = [U[:, grp * Cout_g:(grp + 1) * Cout_g] for grp in range(groups)]
+    gemm_fn = _WINO_W_FUSED and blas.gemm_pointer(dtype)  # 0: np.matmul between kernels
     bg = [bias[grp * Cout_g:(grp + 1) * Cout_g] for grp in range(groups)]
     views = {}  # (thread, rows) -> that thread's scratch arrays, made once per call
     rejected = []  # set by a block whose input rows the transforms cannot take
@@ -371,13 +374,20 @@ def _winograd_w(x, w, b, g, groups, macs):
                                  _par.scratch("winow_m", (alpha, Cout_g, T), dtype),
                                  _par.scratch("winow_y", (4 * T,), dtype))
         xs, R, V, M, Y = bufs
-        if rejected or not K_.wino_w_input(x2, H, W, sh, ph, S, pw, n * C + grp * Cin_g, q0,
-                                           kh, sw, dh, limit, xs, R, V):
+        nc0, ooff = n * C + grp * Cin_g, (n * Cout + grp * Cout_g) * Ho * Wo
+        if rejected:
+            return
+        if gemm_fn:  # the whole block in one nogil call
+            if not K_.wino_w_block(x2, H, W, sh, ph, S, pw, nc0, q0, kh, sw, dh, limit, xs,
+                                   R, V, gemm_fn, U, grp * Cout_g * K, Cout * K, M, bg[grp],
+                                   oflat, ooff, Ho, Wo, J, Y):
+                rejected.append(item)
+            return
+        if not K_.wino_w_input(x2, H, W, sh, ph, S, pw, nc0, q0, kh, sw, dh, limit, xs, R, V):
             rejected.append(item)
             return
         np.matmul(Ug[grp], V, out=M)
-        K_.wino_w_output(M, bg[grp], oflat, (n * Cout + grp * Cout_g) * Ho * Wo,
-                         Ho, Wo, q0, nb, J, Y)
+        K_.wino_w_output(M, bg[grp], oflat, ooff, Ho, Wo, q0, nb, J, Y)
 
     _par.run(block, [(n, grp, q0, nb) for n in range(N) for grp in range(groups)
                      for q0, nb in _blocks(Ho, nq)], macs >= _PAR_MIN_MACS)
