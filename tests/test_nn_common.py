@@ -133,3 +133,40 @@ def test_concurrent_calls_from_threads():
     for i, e in enumerate(expected):
         np.testing.assert_array_equal(results[i], e)
     assert [i["num_threads"] for i in threadpoolctl.threadpool_info()] == before
+
+
+def test_scratch_arrays_are_per_thread_disjoint_and_kept():
+    """nn's per-thread scratch: one array per (name, dtype), reused across calls, grown
+    on demand, never overlapping another name's (they share the thread's arena), and a
+    request larger than the arena still gets memory of its own."""
+    import threading
+
+    from flexarray.nn import _par
+
+    def take(results):
+        a = _par.scratch("test_a", (100, 3), np.float32)
+        b = _par.scratch("test_b", (1000,), np.float64)
+        a[...] = 1.0
+        b[...] = 2.0
+        assert not np.shares_memory(a, b)
+        assert a.ctypes.data % 64 == 0 and b.ctypes.data % 64 == 0
+        again = _par.scratch("test_a", (50, 2), np.float32)  # smaller: the same memory
+        assert again.base is a.base or np.shares_memory(again, a)
+        grown = _par.scratch("test_a", (5000,), np.float32)  # larger: new memory
+        assert not np.shares_memory(grown, b) and (b == 2.0).all()
+        huge = _par.scratch("test_huge", (_par._ARENA_BYTES // 4 + 1,), np.float32)
+        huge[-1] = 3.0
+        assert not np.shares_memory(huge, b) and not np.shares_memory(huge, grown)
+        results.append(b)
+
+    results = []
+    threads = [threading.Thread(target=take, args=(results,)) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    take(results)
+    assert len(results) == 3
+    for i in range(3):
+        for j in range(i):
+            assert not np.shares_memory(results[i], results[j])

@@ -147,18 +147,55 @@ def _drain(fn, it, take):
 _DONE = object()
 _local = threading.local()
 
+# Each thread's scratch arrays are carved from one arena in transparent huge pages (2 MB,
+# physically contiguous) when the kernel grants them, so that their placement in the
+# caches is the same in every process. Measured on the k7 s2 convolution benchmark (two
+# threads, median of 40 calls, 8 processes each): 4.75-5.29 ms with the arena, against
+# 4.52-7.31 ms with ordinary 4 KB pages, whose random physical placement put some
+# processes in a persistent slow mode (~7.2 ms; reallocating the same buffers elsewhere
+# moved a process in and out of it).
+_HUGE = 2 << 20
+_ARENA_BYTES = 4 << 20  # per thread; larger requests get ordinary memory
+
+
+def _new_arena():
+    import mmap
+
+    import numpy as np
+    try:
+        # private (anonymous shared memory would be shmem, which THP usually skips)
+        m = mmap.mmap(-1, _ARENA_BYTES + _HUGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+        raw = np.frombuffer(m, np.uint8)
+        start = -raw.ctypes.data % _HUGE
+        if hasattr(mmap, "MADV_HUGEPAGE"):
+            m.madvise(mmap.MADV_HUGEPAGE)
+    except (OSError, ValueError, AttributeError):  # no such mmap (not POSIX): ordinary memory
+        raw, start = np.empty(_ARENA_BYTES, np.uint8), 0
+    return [raw[start:start + _ARENA_BYTES], 0]  # the arena and its used bytes
+
 
 def scratch(name, shape, dtype):
-    """A per-thread scratch array (reused across calls; contents undefined)."""
+    """A per-thread scratch array (reused across calls; contents undefined), in the
+    thread's huge-page arena while it has room."""
     import numpy as np
-    key = (name, np.dtype(dtype).str)
+    dtype = np.dtype(dtype)
+    key = (name, dtype.str)
     cache = getattr(_local, "cache", None)
     if cache is None:
         cache = _local.cache = {}
+        _local.arena = _new_arena()
     size = 1
     for s in shape:
         size *= s
     buf = cache.get(key)
     if buf is None or buf.size < size:
-        buf = cache[key] = np.empty(max(size, 1), dtype)
+        arena = _local.arena
+        nbytes = max(size, 1) * dtype.itemsize
+        start = -(-arena[1] // 64) * 64
+        if start + nbytes <= arena[0].size:
+            buf = arena[0][start:start + nbytes].view(dtype)
+            arena[1] = start + nbytes
+        else:
+            buf = np.empty(max(size, 1), dtype)
+        cache[key] = buf
     return buf[:size].reshape(shape)
