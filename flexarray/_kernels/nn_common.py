@@ -61,3 +61,39 @@ def transpose8(typingctx, dst, d, pitch, src, s):
             builder.store(v[k], builder.bitcast(ptr, vty.as_pointer()), align=size)
         return context.get_dummy_value()
     return types.void(dst, d, pitch, src, s), codegen
+
+
+# ------------------------------------------------------------------- lingering workers
+@intrinsic
+def _load_acquire(typingctx, a, i):
+    """a[i] (1-D int64 array) read with acquire ordering: a load the compiler may not
+    hoist out of a polling loop."""
+    def codegen(context, builder, sig, args):
+        ary = context.make_array(sig.args[0])(context, builder, args[0])
+        return builder.load_atomic(builder.gep(ary.data, [args[1]]), "acquire", 8)
+    return types.int64(a, i), codegen
+
+
+@intrinsic
+def _cpu_relax(typingctx):
+    """The spin-wait hint (x86 ``pause``; nothing elsewhere)."""
+    def codegen(context, builder, sig, args):
+        if "x86" in context.codegen()._tm.triple:
+            fn = builder.module.declare_intrinsic("llvm.x86.sse2.pause", fnty=ir.FunctionType(
+                ir.VoidType(), []))
+            builder.call(fn, [])
+        return context.get_dummy_value()
+    return types.void(), codegen
+
+
+@kernel
+def linger(signal, seen, spins):
+    """Poll signal[0] (without the GIL) until it differs from ``seen`` or ``spins``
+    polls have passed; returns its last value."""
+    v = _load_acquire(signal, 0)
+    for _ in range(spins):
+        if v != seen:
+            break
+        _cpu_relax()
+        v = _load_acquire(signal, 0)
+    return v

@@ -11,14 +11,17 @@ worker thread takes whole blocks and runs single-threaded GEMMs (BLAS limited to
 for the duration of the call) and serial ``nogil`` Numba kernels: no barriers between
 blocks, L2-resident scratch per core, graceful degradation when the machine is busy.
 """
+import collections
 import os
 import threading
+import time
 
 _lock = threading.Lock()
 _pool = None
 _controller = None  # threadpoolctl's BLAS library controllers, once looked up
 _depth = 0
 _limiter = None
+_LINGER_SECONDS = 0.002  # helpers poll for the next job this long before they block
 
 
 def workers() -> int:
@@ -32,10 +35,112 @@ def workers() -> int:
 
 def _get_pool():
     global _pool
-    if _pool is None:
-        from concurrent.futures import ThreadPoolExecutor
-        _pool = ThreadPoolExecutor(workers(), thread_name_prefix="flexarray-nn")
+    with _lock:
+        if _pool is None:
+            _pool = _Pool(workers() - 1)
     return _pool
+
+
+class _Job:
+    """One ``run`` call: items taken in turn by the caller and the helpers that join it.
+    The first exception stops the job and is raised by :meth:`finish`."""
+
+    __slots__ = ("fn", "it", "lock", "active", "open", "error", "idle")
+
+    def __init__(self, fn, items):
+        self.fn, self.it = fn, iter(items)
+        self.lock = threading.Lock()
+        self.idle = threading.Condition(self.lock)
+        self.active, self.open, self.error = 0, True, None
+
+    def drain(self):
+        while True:
+            with self.lock:
+                item = next(self.it, _DONE) if self.error is None else _DONE
+            if item is _DONE:
+                return
+            try:
+                self.fn(item)
+            except BaseException as e:  # noqa: B036 - handed to the caller
+                with self.lock:
+                    if self.error is None:
+                        self.error = e
+                return
+
+    def help(self):
+        """A helper's share: nothing when the caller has already finished the job (a
+        helper that wakes late does not make the caller wait)."""
+        with self.lock:
+            if not self.open:
+                return
+            self.active += 1
+        try:
+            self.drain()
+        finally:
+            with self.lock:
+                self.active -= 1
+                if not self.active:
+                    self.idle.notify_all()
+
+    def finish(self):
+        """The caller, after its own drain: close the job, wait for the helpers in it."""
+        with self.lock:
+            self.open = False
+            while self.active:
+                self.idle.wait()
+        if self.error is not None:
+            raise self.error
+
+
+class _Pool:
+    """Helper threads that linger after each job: for ~``_LINGER_SECONDS`` they poll, in a
+    ``nogil`` kernel, for the next job before they block. A blocked thread's CPU goes
+    idle, and on this VM waking it again took from ~40 us (a round trip to an idle
+    thread: 36 us best, 87 us median) to milliseconds when the host had descheduled the
+    idle CPU meanwhile; calls that follow one another then found the helper asleep each
+    time (measured: the k7 s2 convolution at 8-10 ms, single-thread speed, in the first
+    calls after a pause). OpenMP runtimes spin in the same way after a parallel region."""
+
+    def __init__(self, n):
+        import numpy as np
+
+        from flexarray._kernels.nn_common import linger
+        self.jobs = collections.deque()
+        self.cv = threading.Condition()
+        self.signal = np.zeros(8, np.int64)  # [0]: jobs posted so far
+        self.linger = linger
+        t = time.perf_counter()
+        linger(self.signal, 0, 4096)  # calibrate the poll (~25 ns here)
+        per_poll = max((time.perf_counter() - t) / 4096, 1e-9)
+        self.polls = int(_LINGER_SECONDS / per_poll)
+        for i in range(n):
+            threading.Thread(target=self._loop, name=f"flexarray-nn_{i}", daemon=True).start()
+
+    def post(self, job, helpers):
+        with self.cv:
+            self.jobs.extend([job] * helpers)
+            self.signal[0] += 1
+            self.cv.notify(helpers)
+
+    def _loop(self):
+        while True:
+            with self.cv:
+                while not self.jobs:
+                    self.cv.wait()
+                job = self.jobs.popleft()
+                seen = int(self.signal[0])
+            job.help()
+            if not self.jobs:
+                self.linger(self.signal, seen, self.polls)
+
+
+def _after_fork_in_child():  # the helper threads do not exist in a forked child
+    global _pool
+    _pool = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _blas_libs():
@@ -102,15 +207,10 @@ def run(fn, items, parallel=True, blas=True):
         # Dynamic scheduling: a worker slowed by a busy core simply takes fewer items.
         # The calling thread works too: one thread fewer to wake (measured after an idle
         # pause: a k7 s2 conv took 8.6 ms with two pool threads, 7.2 ms this way).
-        it = iter(items)
-        take = threading.Lock()
-        futures = [_get_pool().submit(_drain, fn, it, take)
-                   for _ in range(min(nw, len(items)) - 1)]
-        try:
-            _drain(fn, it, take)
-        finally:
-            for f in futures:
-                f.result()
+        job = _Job(fn, items)
+        _get_pool().post(job, min(nw, len(items)) - 1)
+        job.drain()
+        job.finish()
 
 
 class _NoLimit:
@@ -133,15 +233,6 @@ def run_ranges(fn, n, parallel=True):
     nchunks = min(n, 4 * nw) if parallel and nw > 1 else 1
     bounds = [n * i // nchunks for i in range(nchunks + 1)]
     run(lambda i: fn(bounds[i], bounds[i + 1]), range(nchunks), parallel, blas=False)
-
-
-def _drain(fn, it, take):
-    while True:
-        with take:
-            item = next(it, _DONE)
-        if item is _DONE:
-            return
-        fn(item)
 
 
 _DONE = object()
