@@ -169,3 +169,42 @@ def test_scratch_arrays_are_per_thread_disjoint_and_kept():
     for i in range(3):
         for j in range(i):
             assert not np.shares_memory(results[i], results[j])
+
+
+def test_worker_pool_runs_every_item_once_and_raises_the_first_error():
+    """nn's worker pool: every item exactly once (counted against a plain loop), from
+    several threads at once; an exception in an item reaches the caller, and the pool
+    keeps working afterwards."""
+    import threading
+
+    import pytest
+
+    from flexarray.nn import _par
+
+    def count(n):
+        seen = [0] * n
+        lock = threading.Lock()
+
+        def fn(i):
+            with lock:
+                seen[i] += 1
+        _par.run(fn, range(n), parallel=True, blas=False)
+        return seen
+
+    for n in (2, 3, 50):
+        assert count(n) == [1] * n
+    outs = [None] * 4
+    threads = [threading.Thread(target=lambda k=k: outs.__setitem__(k, count(200)))
+               for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert outs == [[1] * 200] * 4
+
+    def bad(i):
+        if i == 7:
+            raise ValueError("item 7")
+    with pytest.raises(ValueError, match="item 7"):
+        _par.run(bad, range(20), parallel=True, blas=False)
+    assert count(30) == [1] * 30
