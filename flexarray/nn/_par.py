@@ -25,12 +25,10 @@ _LINGER_SECONDS = 0.002  # helpers poll for the next job this long before they b
 
 
 def workers() -> int:
-    """Number of worker threads (the CPUs this process may run on)."""
-    try:
-        n = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        n = os.cpu_count() or 1
-    return max(1, n)
+    """Number of worker threads: ``FLEXARRAY_NUM_THREADS``, else the CPUs this process may
+    run on (``flexarray._threads.NTHREADS``, shared with the core kernels)."""
+    from flexarray._threads import NTHREADS
+    return NTHREADS
 
 
 def _get_pool():
