@@ -266,6 +266,26 @@ def test_conv_nonfinite_inputs_follow_the_definition(engine):
     np.testing.assert_allclose(got[fin], ref[fin], rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.parametrize("value", [np.nan, np.inf, "huge"])
+def test_conv_winograd_w_not_taken_for_weights_it_cannot_take(value, monkeypatch):
+    """A NaN, an inf or an overflow-sized weight keeps the call on im2col, whose result
+    follows the definition."""
+    xs, ws, groups, stride, pad = ENGINES["winograd_w"]
+    taken = _count_calls(monkeypatch, "_winograd_w")
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(xs).astype(np.float32)
+    w = rng.standard_normal(ws).astype(np.float32)
+    w[3, 1, 2, 4] = 1e30 if value == "huge" else value
+    got = np_of(nn.conv2d(xp.asarray(x), xp.asarray(w), stride=stride, padding=pad))
+    with np.errstate(invalid="ignore", over="ignore"):
+        ref = ref_conv(x.astype(float), w.astype(float), None, (stride,) * 2, (pad,) * 2,
+                       (pad,) * 2, (1, 1), groups)
+    assert taken == []
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(ref))
+    fin = np.isfinite(ref)
+    np.testing.assert_allclose(got[fin], ref[fin], rtol=1e-4, atol=np.abs(ref[fin]).max() * 1e-6)
+
+
 @pytest.mark.parametrize("npdt", [np.float32, np.float64])
 @pytest.mark.parametrize("S", [4, 8])
 @pytest.mark.parametrize("ja, jb", [(0, 0), (1, 6), (1, 9), (1, 17), (2, 27), (3, 30)])

@@ -115,7 +115,8 @@ def conv3d(x, w, b, stride, pad_lo, pad_hi, dilation, groups):
         return _winograd(x, w, b, pad_lo[1:], osp[1:], groups, macs, g)
 
     if (use_winograd_w(Cout_g, ks, stride, dilation, D, osp)
-            and _finite_below(w, _wino_w_limit(dtype)) and (b is None or np.isfinite(b).all())):
+            and K_._all_below(w.reshape(-1), _wino_w_limit(dtype))
+            and (b is None or np.isfinite(b).all())):
         out = _winograd_w(x, w, b, g, groups, macs)
         if out is not None:
             return out
@@ -295,23 +296,12 @@ def use_winograd_w(cout_g, ks, stride, dilation, D, osp):
             and cout_g >= 32)
 
 
-def _wino_w_limit(dtype):
-    """Inputs and weights below this magnitude cannot overflow the transforms' sums."""
-    return float(np.sqrt(np.finfo(dtype).max)) * 1e-6
-
-
-def _finite_below(a, limit):
-    """All of a finite and of magnitude < limit (False with a NaN or an infinity): then
-    Winograd's transforms compute the definition's values. (With an inf or NaN they would
-    spread it over whole tiles; such calls go to im2col.)"""
-    return a.size == 0 or bool(max(-a.min(), a.max()) < limit)
-
-
 @functools.lru_cache(maxsize=None)
-def _wino_w_transforms(r, dtype):
-    """(G in float64, the input limit as a dtype scalar), once per (r, dtype). (The
-    kernels have F(4, 4)'s B^T and A^T written out.)"""
-    return _cook_toom(r)[1], dtype.type(_wino_w_limit(dtype))
+def _wino_w_limit(dtype):
+    """Inputs and weights below this magnitude (a dtype scalar) cannot overflow the
+    transforms' sums; a NaN or an inf fails the check too (the kernels' ``_all_below``),
+    since the transforms would spread it over whole tiles: such calls go to im2col."""
+    return dtype.type(np.sqrt(np.finfo(dtype).max) * 1e-6)
 
 
 def _winograd_w(x, w, b, g, groups, macs):
@@ -329,7 +319,7 @@ def _winograd_w(x, w, b, g, groups, macs):
     r = -(-kw // sw)
     alpha = r + 3
     S = 4 * sw
-    G, limit = _wino_w_transforms(r, dtype)
+    G, limit = _cook_toom(r)[1], _wino_w_limit(dtype)
     TW = -(-Wo // 4)
     J = TW + (sw * 7 - 1) // S  # room for the kernel's 7 taps (zero past alpha)
     x2 = x.reshape(N * C, H * W)

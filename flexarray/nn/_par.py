@@ -16,6 +16,8 @@ import os
 import threading
 import time
 
+from flexarray import _threads
+
 _lock = threading.Lock()
 _pool = None
 _controller = None  # threadpoolctl's BLAS library controllers, once looked up
@@ -27,8 +29,7 @@ _LINGER_SECONDS = 0.002  # helpers poll for the next job this long before they b
 def workers() -> int:
     """Number of worker threads: ``FLEXARRAY_NUM_THREADS``, else the CPUs this process may
     run on (``flexarray._threads.NTHREADS``, shared with the core kernels)."""
-    from flexarray._threads import NTHREADS
-    return NTHREADS
+    return _threads.NTHREADS
 
 
 def _get_pool():
@@ -121,6 +122,8 @@ class _Pool:
             self.cv.notify(helpers)
 
     def _loop(self):
+        import numpy as np
+        np.seterr(all="ignore")  # this thread's setting (see run)
         while True:
             with self.cv:
                 while not self.jobs:
@@ -189,8 +192,16 @@ def run(fn, items, parallel=True, blas=True):
     is false, there is one item, or one worker. With ``blas`` (fn calls BLAS), BLAS runs
     single-threaded while the items run (unless there is a single item, run inline).
     """
+    import numpy as np
     items = list(items)
     nw = workers()
+    # NumPy's floating-point warnings off, as everywhere in flexarray (an inf in a GEMM
+    # is data here, not an error); the helper threads have them off for good
+    with np.errstate(all="ignore"):
+        _run(fn, items, parallel, blas, nw)
+
+
+def _run(fn, items, parallel, blas, nw):
     if not parallel or len(items) <= 1 or nw <= 1 or threading.current_thread().name.startswith(
             "flexarray-nn"):
         # Inline. Blocks that alternate serial kernels with BLAS still get single-threaded

@@ -102,8 +102,9 @@ def adaptive_pool3d(x, osp, mode):
         # global average: one BLAS matrix-vector product (16x512x7x7: ~7x faster than a
         # Numba loop, whose per-plane sums are latency-bound), then the divide
         x2 = x.reshape(planes, D * H * W)
-        np.matmul(x2, np.ones(D * H * W, x.dtype), out=out.reshape(planes))
-        out /= x.dtype.type(D * H * W)
+        with np.errstate(all="ignore"):  # inf - inf is NaN here, not a warning
+            np.matmul(x2, np.ones(D * H * W, x.dtype), out=out.reshape(planes))
+            out /= x.dtype.type(D * H * W)
         return out, None
     wins = []
     for n, o in zip((D, H, W), osp):
