@@ -208,3 +208,33 @@ def test_worker_pool_runs_every_item_once_and_raises_the_first_error():
     with pytest.raises(ValueError, match="item 7"):
         _par.run(bad, range(20), parallel=True, blas=False)
     assert count(30) == [1] * 30
+
+
+def test_parallel_calls_pin_the_caller_only_while_they_run():
+    """A parallel nn call runs its caller on one CPU (the helpers on the others) and
+    gives the caller its own CPU affinity back afterwards, also after an error."""
+    import os
+    import threading
+
+    import pytest
+
+    from flexarray.nn import _par
+    if not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs CPU affinity and two CPUs")
+    if _par.workers() < 2:
+        pytest.skip("one worker: nothing runs in parallel")
+    before = os.sched_getaffinity(0)
+    seen = {}
+
+    def item(i):
+        seen.setdefault(threading.current_thread().name, set()).update(os.sched_getaffinity(0))
+        if i == 5:
+            raise KeyError("stop")
+    with pytest.raises(KeyError):
+        _par.run(item, range(40), parallel=True, blas=False)
+    assert os.sched_getaffinity(0) == before
+    main = seen.get(threading.current_thread().name)
+    assert main is not None and len(main) == 1
+    for name, cpus in seen.items():
+        if name.startswith("flexarray-nn"):
+            assert len(cpus) == 1 and not cpus & main  # a CPU of its own
