@@ -10,7 +10,7 @@ __all__ = ["unfold"]
 _Array = _array.Array
 _ndarray = np.ndarray
 _as_strided = np.lib.stride_tricks.as_strided
-_view_of = _array.view_of
+_new_object = object.__new__
 
 
 def unfold(x, axis, size, step=1):
@@ -63,7 +63,12 @@ def unfold(x, axis, size, step=1):
         w = _ndarray(wshape, nd.dtype, memoryview(nd).toreadonly(), 0, wstrides)
     except (TypeError, ValueError, BufferError):
         w = _other_view(nd, wshape, wstrides)
-    return _view_of(x, w)  # shares x's buffer: writes copy first (value model)
+    # _array.view_of inlined (~0.1 us): shares x's buffer, so writes copy first
+    out = _new_object(_Array)
+    out._arr = w
+    out._buf = x._buf
+    out._dtype = x._dtype
+    return out
 
 
 def _other_view(nd, shape, strides):
