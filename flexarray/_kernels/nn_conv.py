@@ -509,6 +509,7 @@ def wino_w_block(x, H, W, sh, ph, S, pw, nc0, q0, kh, sw, dh, limit, xs, R, V, g
     Cout = M.shape[1]
     Uf, Vf, Mf = U.reshape(-1), V.reshape(-1), M.reshape(-1)
     for f in range(V.shape[0]):
-        gemm(gemm_fn, Cout, T, K, Uf, uoff + f * ustep, K, Vf, f * K * T, T, Mf, f * Cout * T, T)
+        gemm(gemm_fn, Cout, T, K, Uf, uoff + f * ustep, K, Vf, f * K * T, T, Mf,
+             f * Cout * T, T)
     wino_w_output(M, bias, out, ooff, Ho, Wo, q0, T // J, J, Y)
     return True

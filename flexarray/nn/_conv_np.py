@@ -41,6 +41,8 @@ _WINO_BLOCK_BYTES = 1 << 20
 # threads, under other processes' load): 512 KB 6.9, 1 MB 5.6-5.8, 2 MB 6.3-6.7 ms;
 # one thread: 1 MB 9.7, 2 MB 10.2 ms.
 _WINO_W_BLOCK_BYTES = 1 << 20
+# Winograd-along-W blocks call BLAS from their kernel when NumPy's OpenBLAS is found
+# (tests turn it off to check the np.matmul path too)
 _WINO_W_FUSED = True
 # Below this many multiply-adds a GEMM engine runs inline (no worker threads): waking the
 # workers costs ~30 us on a quiet machine and measured ~50-100 us under load, so a call
