@@ -16,6 +16,8 @@ import os
 import threading
 import time
 
+import numpy as np
+
 from flexarray import _threads
 
 _lock = threading.Lock()
@@ -113,7 +115,8 @@ class _Pinned:
         global _pinned_calls
         self.saved = None
         cpus = _get_pool().cpus
-        if len(cpus) < 2:
+        self.counted = len(cpus) >= 2
+        if not self.counted:
             return
         with _lock:
             _pinned_calls += 1
@@ -129,7 +132,7 @@ class _Pinned:
 
     def __exit__(self, *exc):
         global _pinned_calls
-        if len(_get_pool().cpus) < 2:
+        if not self.counted:
             return
         if self.saved is not None:
             try:
@@ -148,8 +151,6 @@ class _Pool:
     a lingering helper) and more when the host had descheduled the idle CPU meanwhile."""
 
     def __init__(self, n):
-        import numpy as np
-
         from flexarray._kernels.nn_common import linger
         self.jobs = collections.deque()
         self.cv = threading.Condition()
@@ -171,7 +172,6 @@ class _Pool:
             self.cv.notify(helpers)
 
     def _loop(self, i):
-        import numpy as np
         np.seterr(all="ignore")  # this thread's setting (see run)
         if len(self.cpus) > i + 1:
             try:
@@ -246,7 +246,6 @@ def run(fn, items, parallel=True, blas=True):
     is false, there is one item, or one worker. With ``blas`` (fn calls BLAS), BLAS runs
     single-threaded while the items run (unless there is a single item, run inline).
     """
-    import numpy as np
     items = list(items)
     nw = workers()
     # NumPy's floating-point warnings off, as everywhere in flexarray (an inf in a GEMM
@@ -314,8 +313,6 @@ _ARENA_BYTES = 4 << 20  # per thread; larger requests get ordinary memory
 
 def _new_arena():
     import mmap
-
-    import numpy as np
     try:
         # private (anonymous shared memory would be shmem, which THP usually skips)
         m = mmap.mmap(-1, _ARENA_BYTES + _HUGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
@@ -331,7 +328,6 @@ def _new_arena():
 def scratch(name, shape, dtype):
     """A per-thread scratch array (reused across calls; contents undefined), in the
     thread's huge-page arena while it has room."""
-    import numpy as np
     dtype = np.dtype(dtype)
     key = (name, dtype.str)
     cache = getattr(_local, "cache", None)
