@@ -241,6 +241,37 @@ def test_adaptive_global_average_and_none_sizes():
     assert_close(got, ref_adaptive(x.astype(float), (7, 3), "avg")[0], "float32")
 
 
+@pytest.mark.parametrize("dname", list(FLOATS))
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_global_average_every_plane_length(dname, n):
+    """Output size 1 has its own kernel (vector sums of 64 bytes, a scalar tail): plane
+    lengths around the vector widths, specials, and -0.0 against a plain mean per plane."""
+    xdt, ndt = FLOATS[dname]
+    rng = np.random.default_rng(n)
+    for m in [1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 49, 63, 64, 65, 100, 257, 1000]:
+        sp = (7, m // 7) if n > 1 and m % 7 == 0 else (m,)  # planes of m elements
+        sp = (1,) * (n - len(sp)) + sp
+        x = special_values(rng, (2, 3) + sp) if m % 2 else rng.standard_normal((2, 3) + sp)
+        x = x.astype(ndt)
+        with np.errstate(invalid="ignore"):  # inf - inf
+            ref = np.array([[np.mean(x[b, c].astype(np.float64)) for c in range(3)]
+                            for b in range(2)]).reshape((2, 3) + (1,) * n)
+        got = AAVG[n](xp.asarray(x), 1)
+        assert got.dtype == xdt
+        assert_close(got, ref, dname)
+        assert_close(AAVG[n](xp.asarray(x[0]), 1), ref[0], dname)  # unbatched
+    x = np.full((1, 2) + (5,) * n, -0.0, ndt)
+    assert np.all(np.signbit(np_of(AAVG[n](xp.asarray(x), 1))))  # a mean of -0.0 is -0.0
+
+
+@pytest.mark.parametrize("kind", LAYOUTS)
+def test_global_average_any_layout(kind):
+    x = np.random.default_rng(3).standard_normal((3, 5, 6, 7))
+    a = layout(x, kind)
+    assert_close(nn.adaptive_avg_pool2d(a, 1), x.mean(axis=(2, 3), keepdims=True), "float64")
+    assert nn.adaptive_avg_pool2d(xp.zeros((0, 4, 3, 3)), (1, 1)).shape == (0, 4, 1, 1)
+
+
 def test_unbatched_pools():
     x = np.random.default_rng(9).standard_normal((3, 8, 8))
     assert nn.max_pool2d(xp.asarray(x), 2).shape == (3, 4, 4)

@@ -3,6 +3,7 @@ import platform
 
 from llvmlite import ir
 from numba import types
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 from flexarray._kernels import kernel
@@ -64,6 +65,50 @@ def transpose8(typingctx, dst, d, pitch, src, s):
             builder.store(v[k], builder.bitcast(ptr, vty.as_pointer()), align=size)
         return context.get_dummy_value()
     return types.void(dst, d, pitch, src, s), codegen
+
+
+@intrinsic
+def vector_sum(typingctx, src, start, nvec):
+    """src[start] + ... + src[start + nvec*V - 1] (1-D contiguous src, V elements to a
+    64-byte vector), in an order fixed by ``nvec`` alone: four vector accumulators take
+    the vectors in turn (one takes the last ``nvec % 4``), then fold pairwise. Strict IEEE
+    adds (accumulators start at -0.0, the identity, so a sum of -0.0s stays -0.0). LLVM
+    will not vectorize such a sum itself without reassociation: lanes on the stack came
+    out as scalar adds, 3x slower (a mean over 49 elements per row, 8192 rows)."""
+    def codegen(context, builder, sig, args):
+        ety = context.get_data_type(sig.args[0].dtype)
+        size = context.get_abi_sizeof(ety)
+        V = 64 // size
+        vty = ir.VectorType(ety, V)
+        i64 = ir.IntType(64)
+        ary = context.make_array(sig.args[0])(context, builder, args[0])
+        start_, nvec_ = (context.cast(builder, args[i], sig.args[i], types.int64)
+                         for i in (1, 2))
+        base = builder.gep(ary.data, [start_])
+        acc = [cgutils.alloca_once_value(builder, ir.Constant(vty, [ir.Constant(ety, -0.0)] * V))
+               for _ in range(4)]
+
+        def add(a, k):  # acc[a] += the k-th vector
+            ptr = builder.bitcast(builder.gep(base, [builder.mul(k, i64(V))]), vty.as_pointer())
+            builder.store(builder.fadd(builder.load(acc[a]), builder.load(ptr, align=size)),
+                          acc[a])
+        quads = builder.udiv(nvec_, i64(4))
+        with cgutils.for_range(builder, quads) as loop:
+            for a in range(4):
+                add(a, builder.add(builder.mul(loop.index, i64(4)), i64(a)))
+        done = builder.mul(quads, i64(4))
+        with cgutils.for_range(builder, builder.sub(nvec_, done)) as loop:
+            add(0, builder.add(done, loop.index))
+        a = [builder.load(p) for p in acc]
+        v = builder.fadd(builder.fadd(a[0], a[1]), builder.fadd(a[2], a[3]))
+        h = V // 2
+        while h:  # lanes [0, h) += lanes [h, 2h)
+            mask = ir.Constant(ir.VectorType(ir.IntType(32), V),
+                               [k + h if k < h else k for k in range(V)])
+            v = builder.fadd(v, builder.shuffle_vector(v, v, mask))
+            h //= 2
+        return builder.extract_element(v, i64(0))
+    return src.dtype(src, start, nvec), codegen
 
 
 # ------------------------------------------------------------------- lingering workers

@@ -12,7 +12,7 @@ geometry ``g`` for regular pooling::
 import numpy as np
 
 from flexarray._kernels import kernel
-from flexarray._kernels.nn_common import _valid_range
+from flexarray._kernels.nn_common import _valid_range, vector_sum
 
 
 @kernel
@@ -185,3 +185,24 @@ def adaptive(x, out, idx, mode, shape, zs, ze, ys, ye, xs, xe, p0, p1):
     """Adaptive pooling of planes p0 <= p < p1."""
     for p in range(p0, p1):
         _adaptive_plane(x, out, idx, mode, shape, zs, ze, ys, ye, xs, xe, p)
+
+
+@kernel
+def mean_rows(x, out, m, r0, r1):
+    """out[r] = mean of x[r*m : (r+1)*m] for r0 <= r < r1 (flat contiguous x): global
+    average pooling. Vector sums (``vector_sum``) and a scalar tail, then one vectorized
+    divide pass (a divide per row inside the loop measured 15 us of 40 on 16x512x7x7,
+    a loop over out[r0:r1] by r 7 us, over a slice of it 1.3 us)."""
+    V = 64 // x.itemsize
+    nvec = m // V
+    for r in range(r0, r1):
+        b = r * m
+        s = vector_sum(x, b, nvec)
+        for k in range(b + nvec * V, b + m):
+            s += x[k]
+        out[r] = s
+    d = out.dtype.type(m)
+    o = out[r0:r1]  # (indices from 0: no wraparound check, so the loop vectorizes)
+    for i in range(o.size):
+        o[i] /= d
+

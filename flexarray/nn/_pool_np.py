@@ -2,7 +2,7 @@
 
 Inputs are C-contiguous float32/float64 arrays (N, C, D, H, W); outputs are fresh arrays.
 """
-import functools
+import math
 
 import numpy as np
 
@@ -88,13 +88,19 @@ def _adaptive_windows(n, o):
     return (i * n) // o, ((i + 1) * n + o - 1) // o
 
 
-@functools.lru_cache(maxsize=64)
-def _mean_weights(n, dtype):
-    """n weights 1/n (read-only, shared): x @ w is the mean of x's rows (the weights'
-    rounding adds at most half an ulp to the sum's; the divide costs 1.3 us a call)."""
-    w = np.full(n, 1 / n, dtype)
-    w.flags.writeable = False
-    return w
+def global_avg_pool(x, n):
+    """The mean of each (n-D) plane of x (C-contiguous, (..., *spatial)), keeping size-1
+    spatial dims: adaptive average pooling to size 1 (a network's head). 16x512x7x7
+    float32: 26 us for the kernel (vector sums), against 33 us for a BLAS matrix-vector
+    product with weights 1/n; the 5-D detour of the general path cost ~2 us more."""
+    from flexarray._kernels import nn_pool as K_
+    m = math.prod(x.shape[x.ndim - n:])
+    planes = x.size // m
+    out = np.empty(x.shape[:x.ndim - n] + (1,) * n, x.dtype)
+    xf, of = x.reshape(-1), out.reshape(-1)
+    _par.run_ranges(lambda p0, p1: K_.mean_rows(xf, of, m, p0, p1), planes,
+                    x.size >= _PAR_MIN_TAPS)
+    return out
 
 
 def adaptive_pool3d(x, osp, mode):
@@ -103,14 +109,6 @@ def adaptive_pool3d(x, osp, mode):
     Returns (out, indices or None)."""
     N, C, D, H, W = x.shape
     planes = N * C
-    if mode == "avg" and tuple(osp) == (1, 1, 1) and x.size:
-        # global average: one BLAS matrix-vector product with the weights 1/n (16x512x7x7:
-        # ~7x faster than a Numba loop, whose per-plane sums are latency-bound)
-        out = np.empty((N, C, 1, 1, 1), x.dtype)
-        with np.errstate(all="ignore"):  # inf - inf is NaN here, not a warning
-            np.matmul(x.reshape(planes, D * H * W), _mean_weights(D * H * W, x.dtype),
-                      out=out.reshape(planes))
-        return out, None
     from flexarray._kernels import nn_pool as K_
     out = np.empty((N, C) + tuple(osp), x.dtype)
     want = mode == "argmax"

@@ -100,6 +100,9 @@ def _adaptive(n, func, x, output_size, mode):
         osz = (C._int(output_size, func, "output_size"),) * n
     if any(o < 1 for o in osz):
         raise ValueError(f"{func}: 'output_size' must be positive, got {output_size!r}")
+    if mode == "avg" and osz == (1,) * n:
+        xn = C.to_compute(x, C.compute_dtype(x.dtype))
+        return C.finish(_pool_np.global_avg_pool(xn, n), x.dtype)
     out, idx = _pool_np.adaptive_pool3d(operand(), C.pad3(osz, n, 1), mode)
     res = C.finish(_unpad(out, n, unbatched), x.dtype)
     if mode == "argmax":
