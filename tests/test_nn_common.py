@@ -4,6 +4,7 @@ import inspect
 
 import ml_dtypes
 import numpy as np
+import pytest
 
 import flexarray as xp
 
@@ -238,3 +239,34 @@ def test_parallel_calls_pin_the_caller_only_while_they_run():
     for name, cpus in seen.items():
         if name.startswith("flexarray-nn"):
             assert len(cpus) == 1 and not cpus & main  # a CPU of its own
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_vector_sum_is_the_documented_fixed_order(dtype):
+    """The intrinsic against its order written out in NumPy (bit for bit): vectors of 64
+    bytes into four accumulators in turn (the last nvec % 4 into the first), accumulators
+    starting at -0.0, then (a0 + a1) + (a2 + a3) and a pairwise fold of the lanes."""
+    from flexarray._kernels import kernel
+    from flexarray._kernels.nn_common import vector_sum
+
+    @kernel(cache=False)
+    def call(src, start, nvec):
+        return vector_sum(src, start, nvec)
+
+    V = 64 // np.dtype(dtype).itemsize
+    rng = np.random.default_rng(5)
+    src = (rng.standard_normal(40 * V + 3) * 10.0 ** rng.integers(-3, 4, 40 * V + 3)).astype(dtype)
+    for nvec in range(0, 11):
+        start = int(rng.integers(0, 3))
+        vecs = src[start:start + nvec * V].reshape(nvec, V)
+        acc = np.full((4, V), -0.0, dtype)
+        for k in range(nvec):
+            acc[k % 4 if k < nvec // 4 * 4 else 0] += vecs[k]
+        v = (acc[0] + acc[1]) + (acc[2] + acc[3])
+        h = V // 2
+        while h:
+            v[:h] += v[h:2 * h]
+            h //= 2
+        got = call(src, start, nvec)
+        assert np.array_equal(np.array(got, dtype), v[0]) and np.signbit(got) == np.signbit(v[0])
+    assert np.signbit(call(src, 0, 0))  # no vectors: the identity -0.0

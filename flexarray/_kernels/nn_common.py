@@ -75,6 +75,10 @@ def vector_sum(typingctx, src, start, nvec):
     adds (accumulators start at -0.0, the identity, so a sum of -0.0s stays -0.0). LLVM
     will not vectorize such a sum itself without reassociation: lanes on the stack came
     out as scalar adds, 3x slower (a mean over 49 elements per row, 8192 rows)."""
+    if not (isinstance(src, types.Array) and src.ndim == 1 and src.layout == "C"
+            and isinstance(src.dtype, types.Float)):
+        return None  # a typing error: the loads assume contiguous floats
+
     def codegen(context, builder, sig, args):
         ety = context.get_data_type(sig.args[0].dtype)
         size = context.get_abi_sizeof(ety)

@@ -21,7 +21,7 @@ def _input(n, func, x):
                          f"{n + 2}-D (N, C, {C.spatial_names(n)}), got shape {x.shape}")
     unbatched = x.ndim == n + 1
     spatial = x.shape[-n:]
-    if any(s == 0 for s in spatial):
+    if 0 in spatial:
         raise ValueError(f"{func}: spatial dimensions of 'x' must be non-zero, got shape "
                          f"{x.shape}")
 
@@ -97,8 +97,9 @@ def _adaptive(n, func, x, output_size, mode):
         osz = tuple(s if o is None else C._int(o, func, "output_size")
                     for o, s in zip(output_size, spatial))
     else:
-        osz = (C._int(output_size, func, "output_size"),) * n
-    if any(o < 1 for o in osz):
+        osz = (output_size if type(output_size) is int
+               else C._int(output_size, func, "output_size"),) * n
+    if min(osz) < 1:
         raise ValueError(f"{func}: 'output_size' must be positive, got {output_size!r}")
     if mode == "avg" and osz == (1,) * n:
         xn = C.to_compute(x, C.compute_dtype(x.dtype))
