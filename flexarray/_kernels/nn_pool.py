@@ -205,4 +205,3 @@ def mean_rows(x, out, m, r0, r1):
     o = out[r0:r1]  # (indices from 0: no wraparound check, so the loop vectorizes)
     for i in range(o.size):
         o[i] /= d
-
