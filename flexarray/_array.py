@@ -5,15 +5,14 @@ An :class:`Array` is ``(_arr, _buf, _dtype)``:
 * ``_arr``: a NumPy view of the array's elements (shape, signed strides, offset into the
   buffer's memory). NumPy's own view machinery does the view algebra: a basic-indexing view
   costs ~0.15 us, where building an ``np.ndarray(buffer=..., strides=...)`` costs ~1.5 us.
-  ``_arr`` is read-only when writing through it could be wrong: views that overlap
-  themselves (broadcasts, sliding windows) and foreign memory (imports).
-* ``_buf``: the :class:`Buffer` token every array viewing the same memory shares.
-* ``_dtype``: the flexarray :class:`~flexarray._dtypes.DType`.
+  ``_arr`` is read-only for views whose elements overlap (broadcasts, sliding windows) and
+  for read-only imported memory: writing to those raises ValueError, as in NumPy.
+* ``_buf``: the :class:`~flexarray._buffer.Buffer` every view of the same memory shares.
+* ``_dtype``: the dtype (a NumPy dtype object).
 
-Writes go through :meth:`Array._writable`, which copies the array's own elements into a
-fresh buffer first unless the array is its buffer's only user, the buffer was never exported
-and the view is writable. So no operation on one array ever changes another array's
-elements, views and copies are O(1), and a unique array is written in place.
+Views share elements with their base both ways, exactly where NumPy's views would. Copies
+(``asarray(x, copy=True)``, ``astype(x, x.dtype)``) are O(1) lazy copies that take a
+private copy of the memory before the first write to either side: see :mod:`._buffer`.
 """
 from __future__ import annotations
 
@@ -24,6 +23,7 @@ import sys
 import numpy as np
 
 from . import _dtypes as _dt
+from ._buffer import Buffer, lazy_copy, track, unshare
 from ._device import CPU, check_device
 
 __all__ = ["Array", "Buffer", "copy_of", "wrap", "wrap_foreign", "view_of"]
@@ -31,38 +31,17 @@ __all__ = ["Array", "Buffer", "copy_of", "wrap", "wrap_foreign", "view_of"]
 SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 API_VERSION = "2025.12"
 
-
-class Buffer:
-    """Copy-on-write token: shared by every Array viewing one block of memory.
-
-    ``exported`` is set once the memory was handed out (``__array__``, ``__dlpack__``):
-    from then on writes always copy first, since a foreign holder may still read it.
-    ``foreign`` marks memory flexarray does not own (imports): never written, and copied
-    for real when a copy is asked for, since its owner may still change it.
-    """
-
-    __slots__ = ("exported", "foreign")
-
-    def __init__(self, exported: bool = False, foreign: bool = False):
-        self.exported = exported
-        self.foreign = foreign
-
-
-def _refs_of_unique_buffer() -> int:
-    """``sys.getrefcount`` of a buffer held by exactly one array, measured in place."""
-    a = object.__new__(Array)
-    a._buf = Buffer()
-    return a._unique_refs_probe()
-
-
 _new_object = object.__new__
 
 
 def _new(arr: np.ndarray, buf: Buffer, dtype) -> "Array":
+    """An Array of NumPy view ``arr`` in the family of ``buf``."""
     self = _new_object(Array)
     self._arr = arr
     self._buf = buf
     self._dtype = dtype
+    if buf.views is not None:  # a lazy copy's family is tracked (its memory may move)
+        track(self, buf)
     return self
 
 
@@ -74,34 +53,33 @@ def wrap(nd) -> "Array":
 
 
 def wrap_foreign(nd: np.ndarray) -> "Array":
-    """An Array that reads memory it does not own (never written: writes copy first)."""
-    v = nd.view()
-    v.flags.writeable = False
-    return _new(v, Buffer(foreign=True), _dt.from_np(nd.dtype))
+    """An Array sharing memory it does not own (an import, as NumPy's ``asarray`` shares):
+    writes go to that memory (raise if it is read-only); copies of it are real copies."""
+    return _new(nd, Buffer(pinned=True), _dt.from_np(nd.dtype))
 
 
 def copy_of(x: "Array") -> "Array":
-    """A copy of ``x``: O(1), sharing the buffer (copy-on-write makes it a value), except
-    for foreign memory, whose owner may still change it: that is copied now."""
-    if x._buf.foreign:
-        return wrap(np.array(x._arr, copy=True))
-    return _new(x._arr, x._buf, x._dtype)
+    """A copy of ``x``: O(1), a lazy copy of the memory that becomes real on the first write
+    to either side; a real copy now for pinned memory (the foreign side may write it) and
+    for read-only views (broadcasts, windows: the copy must be a writable array)."""
+    a = x._arr
+    buf = lazy_copy(x._buf, a) if a.flags.writeable else None  # (read-only: overlapping)
+    if buf is None:
+        return wrap(np.array(a, copy=True))
+    return _new(a, buf, x._dtype)
 
 
 def view_of(x: "Array", nd: np.ndarray, *, overlapping: bool = False) -> "Array":
-    """An Array viewing ``nd``, a NumPy view of ``x``'s memory, sharing ``x``'s buffer.
+    """An Array viewing ``nd``, a NumPy view of ``x``'s memory, in ``x``'s family: writes
+    through either are seen by both.
 
     Pass ``overlapping=True`` for views whose elements alias each other (broadcasts,
-    sliding windows): they are made read-only, so a write copies first.
+    sliding windows): they are made read-only, so a write raises ValueError.
     """
     if overlapping:
         nd = nd.view()
         nd.flags.writeable = False
-    self = _new_object(Array)  # (_new inlined: views are made on hot paths)
-    self._arr = nd
-    self._buf = x._buf
-    self._dtype = x._dtype
-    return self
+    return _new(nd, x._buf, x._dtype)
 
 
 def _index_item(k):
@@ -144,8 +122,6 @@ def _normalize_key(key):
         item, adv = _index_item(k)
         items.append(item)
         advanced |= adv
-    if not advanced and Ellipsis not in items:
-        items.append(Ellipsis)  # a 0-d view, never a NumPy scalar
     return tuple(items), not advanced
 
 
@@ -179,7 +155,7 @@ def _setitem_value(value, dtype):
 
 
 class Array:
-    """An n-dimensional array: an immutable-by-value strided view (see module docs).
+    """An n-dimensional array: a strided view of memory its views share (see module docs).
 
     Create arrays with the namespace functions (``flexarray.asarray``, ``zeros``, ...).
     """
@@ -226,32 +202,42 @@ class Array:
             raise ValueError(f"x.mT needs at least 2 dimensions, got {self._arr.ndim}")
         return _new(self._arr.swapaxes(-1, -2), self._buf, self._dtype)
 
-    # --- copy-on-write ---------------------------------------------------------------------
+    # --- writes ----------------------------------------------------------------------------
 
     def _unique_refs_probe(self):
         return sys.getrefcount(self._buf)
 
+    def _own(self) -> None:
+        """Make the memory this family's alone: lazy copies of it, or this array if it is a
+        lazy copy, take a private copy first (see :func:`._buffer.unshare`)."""
+        buf = self._buf
+        if buf.views is not None or (buf.storage is not None and buf.storage.copies):
+            unshare(buf)
+
     def _writable(self) -> np.ndarray:
-        """The NumPy view to write into, after copying if anybody else may see the write."""
+        """The NumPy view to write into, after :meth:`_own`."""
+        self._own()
         a = self._arr
-        if (sys.getrefcount(self._buf) > _UNIQUE_REFS or self._buf.exported
-                or not a.flags.writeable):
-            a = np.array(a, order="C", copy=True)
-            self._arr = a
-            self._buf = Buffer()
+        if not a.flags.writeable:
+            raise ValueError(_read_only_message(self))
         return a
 
     # --- indexing --------------------------------------------------------------------------
 
     def __getitem__(self, key):
         a = self._arr
-        if type(key) is int and a.ndim:
-            return _new(a[key, ...], self._buf, self._dtype)
-        k, is_view = _normalize_key(key)
-        r = a[k]
-        if is_view:
+        if type(key) is int:
+            r = a[key]
+        else:
+            k, is_view = _normalize_key(key)
+            r = a[k]
+            if not is_view:
+                return wrap(r)
+        if type(r) is np.ndarray:
             return _new(r, self._buf, self._dtype)
-        return wrap(r)
+        # an integer for every axis: a 0-d copy, as NumPy gives a scalar (x[0] += 1 on it
+        # never changes x); x[0, ...] is a 0-d view
+        return _new(np.array(r), Buffer(), self._dtype)
 
     def __setitem__(self, key, value):
         k = key if type(key) is int else _normalize_key(key)[0]
@@ -313,11 +299,13 @@ class Array:
         return self
 
     def _export(self) -> np.ndarray:
-        """A read-only zero-copy view for a foreign holder; later writes copy first."""
-        self._buf.exported = True
-        v = self._arr.view()
-        v.flags.writeable = False
-        return v
+        """A NumPy view sharing this array's elements, for code outside flexarray (as
+        torch's ``.numpy()``): the memory is made this family's alone first, then pinned,
+        so a later copy of it is a real copy; writable unless the array is read-only."""
+        if not self._buf.pinned:
+            self._own()
+            self._buf.pinned = True
+        return self._arr.view()
 
     def __array__(self, dtype=None, copy=None):
         if copy:
@@ -335,13 +323,7 @@ class Array:
         if dl_device is not None and tuple(dl_device) != (1, 0):
             raise BufferError(f"__dlpack__: cannot export to device {dl_device}; flexarray "
                               f"arrays live on the CPU, (1, 0)")
-        if copy:
-            src = np.array(self._arr, copy=True)
-        elif max_version is not None and tuple(max_version) >= (1, 0):
-            src = self._export()
-        else:  # the legacy protocol cannot flag read-only memory: export it writable
-            self._buf.exported = True
-            src = self._arr
+        src = np.array(self._arr, copy=True) if copy else self._export()
         return src.__dlpack__(max_version=max_version, copy=copy)
 
     def __dlpack_device__(self):
@@ -359,7 +341,22 @@ class Array:
     __str__ = __repr__
 
 
+def _refs_of_unique_buffer() -> int:
+    """``sys.getrefcount`` of a buffer held by exactly one array, measured in place."""
+    a = _new_object(Array)
+    a._buf = Buffer()
+    return a._unique_refs_probe()
+
+
 _UNIQUE_REFS = _refs_of_unique_buffer()
+
+
+def _read_only_message(x) -> str:
+    what = ("read-only memory shared with another library" if x._buf.pinned and
+            0 not in x._arr.strides else
+            "a view whose elements overlap (broadcast_to, meshgrid, nn.unfold windows)")
+    return (f"assignment destination is read-only: the array is {what}; write to a copy "
+            f"(asarray(x, copy=True)) instead")
 
 _BINARY_OP = dis.opmap["BINARY_OP"]
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _dtypes as _dt
 from . import _memory
-from ._array import Array, _new, copy_of, wrap, wrap_foreign
+from ._array import Array, copy_of, wrap, wrap_foreign
 from ._device import check_device
 
 __all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full",
@@ -93,9 +93,10 @@ _INT64_MAX = int(np.iinfo(_dt.default_int.np).max)
 def asarray(obj, /, *, dtype=None, device=None, copy=None):
     """Convert ``obj`` to an array.
 
-    A flexarray array is returned in O(1) whatever ``copy`` says: copies share the buffer
-    and copy on write. A NumPy array (or any buffer/DLPack/``__array__`` object) is aliased
-    read-only when ``copy`` is None or False, and never written through.
+    A flexarray array is returned as it is (``copy`` None or False) or as an O(1) lazy copy
+    (``copy=True``: private memory from its first write on). A NumPy array (or any
+    buffer/DLPack/``__array__`` object) is shared when ``copy`` is None or False, as NumPy's
+    ``asarray`` shares it: writes to either are seen by both. ``copy=True`` never shares.
     """
     _check_dtype(dtype, "asarray")
     check_device(device, "asarray")
@@ -103,11 +104,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         raise ValueError(f"asarray: 'copy' must be True, False or None, got {copy!r}")
     if isinstance(obj, Array):
         if dtype is None or dtype is obj._dtype:
-            # copy=False must alias: x itself. Otherwise a new handle on the same buffer,
-            # O(1), that copies on write: a callee mutating it never changes the caller's.
-            if copy is False:
-                return obj
-            return copy_of(obj) if copy else _new(obj._arr, obj._buf, obj._dtype)
+            return copy_of(obj) if copy else obj
         if copy is False:
             raise ValueError(f"asarray: converting {obj._dtype} to {dtype} needs a copy, but "
                              f"copy=False")
@@ -176,13 +173,13 @@ def _check_int_range(obj, dtype):
 
 
 def from_dlpack(x, /, *, device=None, copy=None):
-    """An array from any object with ``__dlpack__`` (aliased read-only unless copy=True)."""
+    """An array from any object with ``__dlpack__``, sharing its memory unless copy=True."""
     check_device(device, "from_dlpack")
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"from_dlpack: 'x' must support the DLPack protocol (__dlpack__), got "
                         f"{type(x).__name__}")
     if isinstance(x, Array):
-        return copy_of(x) if copy else _new(x._arr, x._buf, x._dtype)
+        return copy_of(x) if copy else x
     try:
         nd = np.from_dlpack(x, copy=copy)
     except TypeError:

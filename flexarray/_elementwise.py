@@ -14,7 +14,8 @@ import numpy as np
 
 from . import _dtypes as _dt
 from . import _array, _memory, _special, _threads
-from ._array import Array, Buffer, _new, wrap
+from ._array import Array, Buffer, _new, copy_of, wrap
+from ._buffer import is_private
 
 # --- the table ----------------------------------------------------------------------------
 # name: (implementation, input category, result rule, may warn)
@@ -287,10 +288,10 @@ ELIDE_MIN = 1 << 16
 
 def apply_elided(name, x, other):
     """``x <op> other`` written into ``x``, a temporary about to be dropped, and ``x``
-    returned; None when the result cannot go there (another dtype or shape, shared or
-    foreign memory), and the caller allocates as usual."""
+    returned; None when the result cannot go there (another dtype or shape, memory that
+    another array, a lazy copy or a foreign holder may see), and the caller allocates."""
     func, cat, result = BINARY[name]
-    if x._buf.exported or x._buf.foreign or not x._arr.flags.writeable or \
+    if not is_private(x._buf) or not x._arr.flags.writeable or \
             sys.getrefcount(x._buf) > _array._UNIQUE_REFS:
         return None
     a1, a2, dt = _operands(name, x, other)
@@ -304,8 +305,19 @@ def apply_elided(name, x, other):
     return x
 
 
+def _apart(a, out):
+    """Operand ``a`` of a computation into ``out``, copied first if it overlaps ``out`` in
+    another layout (``x[1:] += x[:-1]``): the kernels and the chunked ufuncs read each
+    input element after writing some outputs. The same layout (``x += x``) is safe."""
+    if type(a) is np.ndarray and a is not out and np.may_share_memory(a, out) and not (
+            a.shape == out.shape and a.strides == out.strides and
+            a.__array_interface__["data"][0] == out.__array_interface__["data"][0]):
+        return a.copy()
+    return a
+
+
 def apply_inplace(name, x, other):
-    """``x <op>= other``: written into x (in place when x is unique), dtype unchanged."""
+    """``x <op>= other``: written into x's memory (seen by its views), dtype unchanged."""
     func, cat, result = BINARY[name]
     a1, a2, dt = _operands(name, x, other)
     _check_category(name, cat, dt, "x1' and 'x2")
@@ -318,8 +330,10 @@ def apply_inplace(name, x, other):
         if shape != x._arr.shape:
             raise ValueError(f"{name} in place: the result shape {shape} differs from x's "
                              f"shape {x._arr.shape}")
-    out = x._writable()
-    _compute(name, func, (a1, a2), dt, out=out)
+    out = x._writable()  # (x's memory may have moved: read both operands anew)
+    if type(other) is Array:
+        a2 = other._arr
+    _compute(name, func, (out, _apart(a2, out)), dt, out=out)
 
 
 _namespace = globals()
@@ -344,7 +358,7 @@ def clip(x, /, min=None, max=None):
         raise TypeError(f"clip: 'x' must be a flexarray array, got {type(x).__name__}")
     _check_category("clip", "real numeric", x._dtype)
     if min is None and max is None:
-        return x[...]
+        return copy_of(x)
     r = x._arr
     for bound, func, what in ((min, np.maximum, "min"), (max, np.minimum, "max")):
         if bound is None:

@@ -1,7 +1,8 @@
 """Manipulation functions (the standard's 15).
 
 View functions are O(1) and allocate no element memory: they return arrays that share the
-input's buffer (copy-on-write keeps them values): ``broadcast_to``, ``broadcast_arrays``,
+input's elements, as NumPy's views do (a write through one is seen by all):
+``broadcast_to``, ``broadcast_arrays``,
 ``expand_dims``, ``flip``, ``moveaxis``, ``permute_dims``, ``squeeze``, ``unstack`` and
 ``reshape`` whenever the strides allow it. ``concat``, ``stack``, ``repeat``, ``roll`` and
 ``tile`` compute a fresh array with NumPy.
@@ -14,7 +15,7 @@ import operator
 import numpy as np
 
 from . import _dtypes as _dt
-from ._array import Array, view_of, wrap
+from ._array import Array, copy_of, view_of, wrap
 from ._helpers import AxisError, check_array, normalize_axes, normalize_axis
 
 __all__ = ["broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims",
@@ -149,7 +150,8 @@ def broadcast_shapes(*shapes):
 def broadcast_to(x, /, shape):
     """``x`` broadcast to ``shape``: an O(1) read-only view (stride 0 on repeated axes).
 
-    The result aliases its own elements; writing to it copies first (copy-on-write).
+    The result repeats elements of ``x``: writing to it raises ValueError (as NumPy's
+    ``broadcast_to``); a write to ``x`` is seen through it.
     """
     check_array(x, "broadcast_to")
     shape = shape_tuple(shape, "broadcast_to")
@@ -283,10 +285,9 @@ def moveaxis(x, source, destination, /):
 def reshape(x, /, shape, *, copy=None):
     """``x`` with a new ``shape`` (one entry may be -1, inferred).
 
-    ``copy=None``: an O(1) view when the strides allow it, else a fresh copy.
-    ``copy=False``: a view or ValueError. ``copy=True``: a copy; under copy-on-write the
-    O(1) view is one (it shares the buffer, and whichever array is written copies first),
-    except for memory someone else may write (imported or exported), which is copied now.
+    ``copy=None``: a view (sharing x's elements) when the strides allow it, exactly where
+    NumPy gives one, else a fresh copy. ``copy=False``: a view or ValueError.
+    ``copy=True``: a copy, O(1) (a lazy copy of the view) when the strides allow a view.
     """
     if type(x) is Array and copy is None and type(shape) is tuple:
         # the common call, a view by a tuple of non-negative ints (1.1 us instead of 3.4 us)
@@ -324,8 +325,6 @@ def reshape(x, /, shape, *, copy=None):
         raise ValueError(f"reshape: cannot reshape an array of shape {x.shape} (size "
                          f"{x.size}) into {shape} (size {known})")
     a = x._arr
-    if copy and x._buf.foreign:  # its owner may change it: a copy must be real
-        return wrap(contiguous_copy(a).reshape(shape))
     try:
         view = a.reshape(shape, copy=False)
     except ValueError:
@@ -334,7 +333,7 @@ def reshape(x, /, shape, *, copy=None):
                              f"{a.strides} (bytes) cannot be viewed as {shape}; copy=False "
                              f"forbids the copy this needs (use copy=None)") from None
         return wrap(contiguous_copy(a).reshape(shape))
-    return view_of(x, view)
+    return copy_of(view_of(x, view)) if copy else view_of(x, view)
 
 
 # --- computed -------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ import ml_dtypes
 import numpy as np
 
 from . import _dtypes as _dt
-from ._array import Array, view_of, wrap
+from ._array import Array, copy_of, view_of, wrap
 from ._helpers import check_array, normalize_axes, normalize_axis
 from ._linear_algebra import (as_compute, compute_np, matmul, matmul_np, matrix_transpose,
                               numeric_pair, tensordot, vecdot)
@@ -308,7 +308,7 @@ def matrix_power(x, n, /):
     if n == 0:
         return wrap(np.broadcast_to(np.eye(s[-1], dtype=dt.np), s).copy())
     if n == 1:
-        return x[...]  # the same values: O(1), shares the buffer
+        return copy_of(x)  # the same values: an O(1) lazy copy
     cdt = _dt.float32 if dt in _dt.HALF else dt  # halves: float32 throughout, round once
     a = as_compute(x._arr, dt)
     if n < 0:

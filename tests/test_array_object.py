@@ -22,7 +22,10 @@ def test_getitem_basic_matches_numpy(data, shape):
     expected = v[key]
     assert r.shape == np.shape(expected)
     np.testing.assert_array_equal(to_np(r), expected)
-    assert np.shares_memory(r._arr, x._arr) or r.size == 0 or x.size == 0
+    if isinstance(expected, np.ndarray):  # a view where NumPy gives one, else a copy
+        assert np.shares_memory(r._arr, x._arr) or r.size == 0 or x.size == 0
+    else:
+        assert not np.shares_memory(r._arr, x._arr)
 
 
 @settings(max_examples=100, deadline=None)
@@ -42,17 +45,18 @@ def test_getitem_integer_and_boolean_arrays_match_numpy(data, shape):
 
 @settings(max_examples=100, deadline=None)
 @given(data=st.data(), shape=shapes)
-def test_setitem_matches_numpy_and_touches_nothing_else(data, shape):
+def test_setitem_matches_numpy_views_see_it_copies_do_not(data, shape):
     v = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
-    x = data.draw(layouts(v))
-    other = x[...]
+    x = xp.asarray(v, copy=True)
+    view, copy = x[...], xp.asarray(x, copy=True)
     key = data.draw(hnp.basic_indices(shape, allow_ellipsis=True))
     value = data.draw(st.floats(-5, 5) | st.integers(-5, 5))
     x[key] = value
     expected = v.copy()
     expected[key] = value
     np.testing.assert_array_equal(to_np(x), expected)
-    np.testing.assert_array_equal(to_np(other), v)
+    np.testing.assert_array_equal(to_np(view), expected)
+    np.testing.assert_array_equal(to_np(copy), v)
 
 
 def test_setitem_with_arrays_and_masks():
@@ -174,22 +178,25 @@ def test_repr_like_numpy():
         "Array([[1.5],\n       [2. ]], dtype=float32)")
 
 
-def test_dlpack_round_trips_zero_copy_and_read_only():
+def test_dlpack_round_trips_zero_copy_and_shares():
     x = xp.arange(6, dtype=xp.float32)
     n = np.from_dlpack(x)
-    assert np.shares_memory(n, x._arr)
-    assert not n.flags.writeable
-    x[0] = 42.0  # copies first: the export stays as it was
-    assert n[0] == 0.0 and float(x[0]) == 42.0
+    assert np.shares_memory(n, x._arr) and n.flags.writeable
+    x[0] = 42.0  # an export shares x's elements, as torch's .numpy() does
+    assert n[0] == 42.0
+    n[1] = -1.0
+    assert float(x[1]) == -1.0
     assert x.__dlpack_device__() == (1, 0)
     back = xp.from_dlpack(np.arange(3.0))
     np.testing.assert_array_equal(to_np(back), [0.0, 1.0, 2.0])
     src = np.arange(3.0)
-    y = xp.from_dlpack(src)
+    y = xp.from_dlpack(src)  # an import shares too
     y[0] = 5.0
-    assert src[0] == 0.0
+    assert src[0] == 5.0
     c = xp.from_dlpack(src, copy=True)
     assert not np.shares_memory(c._arr, src)
+    b = np.from_dlpack(xp.broadcast_to(xp.arange(2.0), (3, 2)))  # read-only stays so
+    assert not b.flags.writeable
     with pytest.raises(TypeError, match="DLPack"):
         xp.from_dlpack([1, 2])
 
@@ -207,8 +214,11 @@ def test_dlpack_with_torch():
 def test_array_protocol():
     x = xp.asarray([1.0, 2.0])
     a = np.asarray(x)
-    assert not a.flags.writeable and np.shares_memory(a, x._arr)
-    assert np.array(x, copy=True).flags.writeable
+    assert a.flags.writeable and np.shares_memory(a, x._arr)
+    a[0] = 5.0
+    assert float(x[0]) == 5.0
+    c = np.array(x, copy=True)
+    assert c.flags.writeable and not np.shares_memory(c, x._arr)
     assert np.asarray(x, dtype=np.float32).dtype == np.float32
     with pytest.raises(ValueError, match="copy=False"):
         x.__array__(dtype=np.float32, copy=False)

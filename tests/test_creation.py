@@ -112,8 +112,11 @@ def test_meshgrid(indexing):
     for g, e in zip(grids, np.meshgrid(a, b, indexing=indexing)):
         same(g, e)
     g = grids[0]
-    g[0, 0] = 100.0  # the grids are broadcast views: a write copies first
-    assert to_np(grids[1])[0, 0] == 0.0
+    with pytest.raises(ValueError, match="read-only"):
+        g[0, 0] = 100.0  # the grids are broadcast views (O(1)): a write is refused
+    c = xp.asarray(g, copy=True)  # a copy of one is a writable array
+    c[0, 0] = 100.0
+    assert to_np(g)[0, 0] == 0.0 and to_np(c)[0, 0] == 100.0
 
 
 def test_asarray_sources():
@@ -125,9 +128,10 @@ def test_asarray_sources():
     same(xp.asarray([xp.asarray(1.5), 2]), np.array([1.5, 2.0]))
     same(xp.asarray(3.5), np.array(3.5))
     assert xp.asarray(x, copy=False) is x
-    y = xp.asarray(x)
+    assert xp.asarray(x) is x  # as NumPy's asarray: the array itself
+    y = xp.asarray(x, copy=True)
     y[0] = 7
-    assert int(x[0]) == 0  # asarray(x) is a new value, not an alias
+    assert int(x[0]) == 0 and nd[0] == 0  # a copy never writes through
     same(xp.asarray(np.float32(2.0)), np.array(2.0, np.float32))
 
 

@@ -12,7 +12,8 @@ N = (_memory.POOL_MIN // 8) * 2  # float64 elements of a pooled result
 
 
 def ptr(a):
-    return np.asarray(a).__array_interface__["data"][0]
+    """The address of ``a``'s elements (read without exporting: an export pins memory)."""
+    return a._arr.__array_interface__["data"][0]
 
 
 @pytest.fixture

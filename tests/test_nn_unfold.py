@@ -34,19 +34,23 @@ def test_unfold_random(seed):
     assert np.shares_memory(w._arr, a._arr) or ref.size == 0  # a view: nothing copied
 
 
-def test_unfold_is_a_view_and_follows_the_value_model():
-    x = xp.asarray(np.arange(10.0))
+def test_unfold_is_a_read_only_view_that_sees_writes_to_x():
+    x = xp.asarray(np.arange(10.0), copy=True)
     w = nn.unfold(x, 0, 4, 2)
     assert w._buf is x._buf and np.shares_memory(w._arr, x._arr)
-    # writing the (overlapping) windows copies them first: x never changes
-    w[0, 1] = -1.0
+    # the windows overlap: writing them is refused (as NumPy's sliding_window_view)
+    with pytest.raises(ValueError, match="read-only"):
+        w[0, 1] = -1.0
     np.testing.assert_array_equal(np.array(x._arr), np.arange(10.0))
-    assert float(w[0, 1]) == -1.0 and float(w[1, 0]) == 2.0
-    # writing x after taking windows leaves existing windows unchanged
+    # writing x shows through windows taken before
     w2 = nn.unfold(x, 0, 3)
     x[2] = 100.0
-    np.testing.assert_array_equal(np.array(w2._arr)[0], [0.0, 1.0, 2.0])
-    assert float(x[2]) == 100.0
+    np.testing.assert_array_equal(np.array(w2._arr)[:3, 2], [100.0, 3.0, 4.0])
+    np.testing.assert_array_equal(np.array(w._arr)[:2], [[0.0, 1.0, 100.0, 3.0],
+                                                         [100.0, 3.0, 4.0, 5.0]])
+    c = xp.asarray(w, copy=True)  # a copy of the windows is an ordinary array
+    c[0, 0] = -5.0
+    assert float(x[0]) == 0.0
 
 
 def test_unfold_sum_over_windows():

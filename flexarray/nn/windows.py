@@ -10,7 +10,7 @@ __all__ = ["unfold"]
 _Array = _array.Array
 _ndarray = np.ndarray
 _as_strided = np.lib.stride_tricks.as_strided
-_new_object = object.__new__
+_new = _array._new
 
 
 def unfold(x, axis, size, step=1):
@@ -20,9 +20,9 @@ def unfold(x, axis, size, step=1):
     with ``axis`` replaced by the number of windows, ``(n - size) // step + 1``, and a new
     last axis of length ``size``; ``result[..., i, ..., j] == x[..., i * step + j, ...]``.
 
-    O(1): no element is copied, the result shares ``x``'s buffer. Windows overlap when
-    ``step < size``, so the view is read-only underneath; writing to it (``w[0, 0] = 1``)
-    follows the value model: ``w`` first gets its own copy, and ``x`` never changes.
+    O(1): no element is copied, the result shares ``x``'s elements, so it sees writes to
+    ``x``. Windows overlap when ``step < size``, so the view is read-only, as NumPy's
+    ``sliding_window_view``: writing to it (``w[0, 0] = 1``) raises ValueError.
 
     Raises TypeError for a non-array or non-integer arguments, IndexError (AxisError) for
     an axis out of range, ValueError for ``size`` < 0 or larger than the axis, ``step`` < 1.
@@ -63,12 +63,7 @@ def unfold(x, axis, size, step=1):
         w = _ndarray(wshape, nd.dtype, memoryview(nd).toreadonly(), 0, wstrides)
     except (TypeError, ValueError, BufferError):
         w = _other_view(nd, wshape, wstrides)
-    # _array.view_of inlined (~0.1 us): shares x's buffer, so writes copy first
-    out = _new_object(_Array)
-    out._arr = w
-    out._buf = x._buf
-    out._dtype = x._dtype
-    return out
+    return _new(w, x._buf, x._dtype)  # in x's family: sees x's writes, read-only itself
 
 
 def _other_view(nd, shape, strides):
