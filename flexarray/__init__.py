@@ -9,7 +9,7 @@ import math as _math
 
 from ._version import __version__
 from ._array import API_VERSION as __array_api_version__
-from ._array import Array, _install_operators
+from ._array import Array
 from ._device import Device
 from ._dtypes import (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
                       float16, bfloat16, float32, float64, complex64, complex128)
@@ -27,7 +27,7 @@ from ._utility import *  # noqa: F401,F403
 from ._info import __array_namespace_info__
 from . import (_creation, _data_types, _elementwise, _linear_algebra, _manipulation,
                _indexing, _searching, _sorting, _sets, _statistical, _utility)
-from . import fft, linalg, nn
+from . import _operators, fft, linalg, nn
 
 e = _math.e
 inf = _math.inf
@@ -35,7 +35,7 @@ nan = _math.nan
 pi = _math.pi
 newaxis = None
 
-_install_operators()
+_operators.install()
 
 __all__ = (
     ["__array_api_version__", "__array_namespace_info__", "Array", "Device",

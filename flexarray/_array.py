@@ -16,7 +16,6 @@ private copy of the memory before the first write to either side: see :mod:`._bu
 """
 from __future__ import annotations
 
-import dis
 import operator
 import sys
 
@@ -161,7 +160,7 @@ class Array:
     """
 
     __slots__ = ("_arr", "_buf", "_dtype", "__weakref__")
-    __array_ufunc__ = None  # NumPy operators defer to ours (which refuse NumPy operands)
+    # operators and NumPy's __array_ufunc__ are installed by flexarray._operators
 
     def __init__(self, *args, **kwargs):
         raise TypeError("flexarray.Array cannot be constructed directly; use "
@@ -340,6 +339,15 @@ class Array:
 
     __str__ = __repr__
 
+    def __format__(self, spec: str) -> str:
+        """A 0-d array formats as its Python scalar (``f"{x:.3f}"``); others take no spec."""
+        if self._arr.ndim == 0:
+            return format(self._arr[()].item(), spec)
+        if spec:
+            raise TypeError(f"unsupported format spec {spec!r} for a {self._arr.ndim}-D "
+                            f"array; only 0-d arrays take one (format x[i] instead)")
+        return str(self)
+
 
 def _refs_of_unique_buffer() -> int:
     """``sys.getrefcount`` of a buffer held by exactly one array, measured in place."""
@@ -357,103 +365,3 @@ def _read_only_message(x) -> str:
             "a view whose elements overlap (broadcast_to, meshgrid, nn.unfold windows)")
     return (f"assignment destination is read-only: the array is {what}; write to a copy "
             f"(asarray(x, copy=True)) instead")
-
-_BINARY_OP = dis.opmap["BINARY_OP"]
-
-
-def _called_by_operator() -> bool:
-    """Whether the code that called the operator method (two frames up from here) is
-    executing a binary operator (BINARY_OP), not an explicit call or a C function."""
-    f = sys._getframe(2)
-    return f.f_code.co_code[f.f_lasti] == _BINARY_OP
-
-
-class _TempProbe:
-    def __add__(self, other):  # the same shape as the operator methods below
-        return sys.getrefcount(self)
-
-
-#: reference count of ``self`` inside an operator method when ``self`` is a temporary
-_TEMP_REFS = _TempProbe() + 0
-
-
-def _install_operators():
-    """Every operator, reflected and in-place form, generated from one table."""
-    from . import _elementwise as ew
-
-    binary = {  # dunder stem -> elementwise function
-        "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
-        "floordiv": "floor_divide", "mod": "remainder", "pow": "pow", "and": "bitwise_and",
-        "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "bitwise_left_shift",
-        "rshift": "bitwise_right_shift",
-    }
-    comparisons = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
-                   "eq": "equal", "ne": "not_equal"}
-    unary = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}
-    operand_types = (Array, bool, int, float, complex)
-
-    def forward(func):
-        def op(self, other):
-            if not isinstance(other, operand_types):
-                return NotImplemented
-            return func(self, other)
-        return op
-
-    def forward_eliding(name, func):
-        """Like ``forward``; a large temporary left operand (``a * b`` in ``a * b + c``)
-        takes the result in its own memory, as NumPy's temporary elision does: a fresh
-        output costs first-touch page faults (~5 ms per 8 MB here) while the temporary's
-        memory is warm. It is a temporary only if nothing but the interpreter's stack
-        holds it (the reference count) and the caller is the operator syntax itself
-        (BINARY_OP): an explicit ``t.__add__(c)`` shows the same count for a named ``t``."""
-        def op(self, other):
-            if not isinstance(other, operand_types):
-                return NotImplemented
-            if (self._arr.size >= ew.ELIDE_MIN and sys.getrefcount(self) <= _TEMP_REFS
-                    and _called_by_operator()):
-                r = ew.apply_elided(name, self, other)
-                if r is not None:
-                    return r
-            return func(self, other)
-        return op
-
-    def reflected(func):
-        def op(self, other):
-            if not isinstance(other, operand_types):
-                return NotImplemented
-            return func(other, self)
-        return op
-
-    def inplace(name):
-        def op(self, other):
-            if not isinstance(other, operand_types):
-                return NotImplemented
-            ew.apply_inplace(name, self, other)
-            return self
-        return op
-
-    for stem, name in binary.items():
-        func = getattr(ew, name)
-        setattr(Array, f"__{stem}__", forward_eliding(name, func))
-        setattr(Array, f"__r{stem}__", reflected(func))
-        setattr(Array, f"__i{stem}__", inplace(name))
-    for stem, name in comparisons.items():
-        setattr(Array, f"__{stem}__", forward(getattr(ew, name)))
-    for stem, name in unary.items():
-        setattr(Array, f"__{stem}__", getattr(ew, name))
-
-    from ._linear_algebra import matmul
-    setattr(Array, "__matmul__", forward(matmul))
-    setattr(Array, "__rmatmul__", reflected(matmul))
-
-    def imatmul(self, other):
-        if not isinstance(other, Array):
-            return NotImplemented
-        r = matmul(self, other)
-        if r.shape != self.shape or r.dtype is not self.dtype:
-            raise ValueError(f"x @= y must keep x's shape {self.shape} and dtype "
-                             f"{self.dtype}; got {r.shape} {r.dtype}")
-        self._writable()[...] = r._arr
-        return self
-    Array.__imatmul__ = imatmul
-    Array.__hash__ = None

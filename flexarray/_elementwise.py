@@ -137,12 +137,22 @@ def _operands(name, x1, x2):
         if isinstance(x1, _SCALARS):
             dt = _dt.promote(x2._dtype, _dt.scalar_dtype(x1, x2._dtype))
             return _scalar_operand(name, x1, dt), x2._arr, dt
+    if isinstance(x1, np.generic) or isinstance(x2, np.generic):
+        # NumPy scalars combine with arrays as the Python scalars they hold
+        return _operands(name, _python_scalar(x1), _python_scalar(x2))
     for i, x in enumerate((x1, x2), 1):
         if not isinstance(x, (Array,) + _SCALARS):
             raise TypeError(f"{name}: 'x{i}' must be a flexarray array or a Python scalar, got "
                             f"{type(x).__name__}")
     raise TypeError(f"{name}: at least one of 'x1', 'x2' must be a flexarray array "
                     f"(got two Python scalars)")
+
+
+def _python_scalar(x):
+    """A numeric NumPy scalar as the Python scalar it holds (other objects unchanged)."""
+    if isinstance(x, np.generic) and type(x) not in _SCALARS and x.dtype.kind in "biufc":
+        return x.item()
+    return x
 
 
 def _scalar_operand(name, value, dt):

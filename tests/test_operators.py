@@ -1,0 +1,83 @@
+"""NumPy's ufunc protocol and NumPy scalars on flexarray arrays (flexarray._operators)."""
+import numpy as np
+import pytest
+
+import flexarray as xp
+from strategies import to_np
+
+V = np.array([[1.5, -2.0, 0.0], [4.0, 0.25, -7.5]])
+
+
+def fx(a):
+    return xp.asarray(np.array(a), copy=True)
+
+
+@pytest.mark.parametrize("ufunc", [np.abs, np.exp, np.negative, np.sqrt, np.sign, np.floor,
+                                   np.isnan, np.expm1, np.cbrt, np.spacing])
+def test_unary_ufuncs_return_flexarray_arrays_with_numpys_values(ufunc):
+    with np.errstate(all="ignore"):
+        expected = ufunc(V)
+        r = ufunc(fx(V))
+    assert isinstance(r, xp.Array)
+    np.testing.assert_allclose(to_np(r), expected, rtol=1e-15, equal_nan=True)
+
+
+@pytest.mark.parametrize("ufunc", [np.add, np.subtract, np.multiply, np.true_divide,
+                                   np.maximum, np.arctan2, np.power, np.fmod, np.greater])
+def test_binary_ufuncs_with_numpy_operands(ufunc):
+    other = np.array([2.0, -1.0, 0.5])
+    with np.errstate(all="ignore"):
+        expected = ufunc(V, other)
+        for args in ((fx(V), other), (V, xp.asarray(other)), (fx(V), xp.asarray(other))):
+            r = ufunc(*args)
+            assert isinstance(r, xp.Array)
+            np.testing.assert_allclose(to_np(r), expected, rtol=1e-15, equal_nan=True)
+
+
+def test_numpy_scalars_combine_as_python_scalars():
+    x = xp.asarray([1.0, 2.0], dtype=xp.float32)
+    for r in (np.float64(2) * x, x * np.float64(2), x * np.int64(2), np.int32(2) * x,
+              x + np.float32(0), x / np.float16(0.5) / 2):
+        assert isinstance(r, xp.Array) and r.dtype == xp.float32
+    np.testing.assert_array_equal(to_np(x * np.int64(3)), [3.0, 6.0])
+    i = xp.asarray([1, 2], dtype=xp.int8)
+    assert (i + np.int64(1)).dtype == xp.int8
+    assert (i * np.float64(1.5)).dtype == xp.float64  # as a Python float would
+    b = xp.asarray([True, False])
+    np.testing.assert_array_equal(to_np(b & np.bool_(True)), [True, False])
+
+
+def test_ndarray_operands_in_operators():
+    x = fx(V)
+    for r, e in ((x + np.ones(3), V + 1), (np.ones(3) + x, V + 1), (x * V, V * V),
+                 (V - x, V - V), (x > np.zeros(3), V > 0)):
+        assert isinstance(r, xp.Array)
+        np.testing.assert_array_equal(to_np(r), e)
+
+
+def test_out_where_reduce_accumulate_and_at_run_numpys_kernels():
+    x = fx(V)
+    o = xp.zeros((2, 3))
+    view = o[:, ::-1]
+    r = np.multiply(x, 2.0, out=view)  # written through the view into o
+    assert r is view
+    np.testing.assert_array_equal(to_np(o), (V * 2)[:, ::-1])
+    np.testing.assert_array_equal(to_np(np.add.reduce(x, axis=1)), V.sum(axis=1))
+    np.testing.assert_array_equal(to_np(np.maximum.accumulate(x, axis=1)),
+                                  np.maximum.accumulate(V, axis=1))
+    w = xp.zeros(4)
+    np.add.at(w, np.array([0, 0, 3]), 1.0)
+    np.testing.assert_array_equal(to_np(w), [2.0, 0.0, 0.0, 1.0])
+    m = np.zeros((2, 3))
+    np.add(x, 1.0, out=m)  # a NumPy out= array is written too
+    np.testing.assert_array_equal(m, V + 1)
+    c = np.add(x, 1.0, where=xp.asarray(V > 0), out=xp.zeros((2, 3)))
+    np.testing.assert_array_equal(to_np(c), np.where(V > 0, V + 1, 0.0))
+
+
+def test_what_the_standard_refuses_numpy_still_computes():
+    b = xp.asarray([True, False, True])
+    r = np.add(b, b)  # the standard's add refuses bool; NumPy's ufunc means logical or
+    assert isinstance(r, xp.Array)
+    np.testing.assert_array_equal(to_np(r), np.add(np.array([True, False, True]),
+                                                   np.array([True, False, True])))
