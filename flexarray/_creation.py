@@ -275,12 +275,20 @@ def full_like(x, /, fill_value, *, dtype=None, device=None):
     return _filled("full_like", None, dtype, device, fill_value, like=x)
 
 
-def _real_scalar(v, func, name):
-    if isinstance(v, Array) and v.ndim == 0:
-        v = v._arr[()].item()
-    if isinstance(v, builtins.bool) or not isinstance(v, (int, float)):
-        raise TypeError(f"{func}: '{name}' must be an int or a float, got {v!r}")
+def _number(v, func, name, kinds=(int, float)):
+    """A Python number from ``v``: a Python or NumPy scalar, or a 0-d flexarray or NumPy
+    array (as NumPy and torch take them); TypeError naming the argument otherwise."""
+    if isinstance(v, (Array, np.ndarray)) and v.ndim == 0 or isinstance(v, np.generic):
+        v = (v._arr if isinstance(v, Array) else np.asarray(v))[()].item()
+    if isinstance(v, builtins.bool) or not isinstance(v, kinds):
+        allowed = " or ".join(k.__name__ for k in kinds)
+        raise TypeError(f"{func}: '{name}' must be a real number ({allowed}, a NumPy scalar "
+                        f"or a 0-d array), got {v!r}")
     return v
+
+
+def _real_scalar(v, func, name):
+    return _number(v, func, name)
 
 
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
@@ -316,19 +324,25 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     """``num`` evenly spaced samples from ``start`` to ``stop`` (real or complex)."""
     _check_dtype(dtype, "linspace")
     check_device(device, "linspace")
-    for name, v in (("start", start), ("stop", stop)):
-        if isinstance(v, builtins.bool) or not isinstance(v, (int, float, complex)):
-            raise TypeError(f"linspace: '{name}' must be a Python number, got {v!r}")
-    if isinstance(num, builtins.bool) or not isinstance(num, int) or num < 0:
+    start = _number(start, "linspace", "start", (int, float, complex))
+    stop = _number(stop, "linspace", "stop", (int, float, complex))
+    try:
+        num = operator.index(num) if not isinstance(num, builtins.bool) else None
+    except TypeError:
+        num = None
+    if num is None or num < 0:
         raise ValueError(f"linspace: 'num' must be a non-negative int, got {num!r}")
     if not isinstance(endpoint, builtins.bool):
         raise TypeError(f"linspace: 'endpoint' must be a bool, got {endpoint!r}")
     is_complex = isinstance(start, complex) or isinstance(stop, complex)
     if dtype is None:
         dtype = _dt.default_complex if is_complex else _dt.default_float
-    if not dtype.kind in "fc" or (is_complex and dtype.kind != "c"):
-        raise TypeError(f"linspace: 'dtype' must be a {'complex' if is_complex else 'floating'}"
+    if dtype.kind not in "iufc" or (is_complex and dtype.kind != "c"):
+        raise TypeError(f"linspace: 'dtype' must be a {'complex' if is_complex else 'numeric'}"
                         f" dtype, got {dtype}")
+    if dtype.kind in "iu":  # NumPy's rule: float64 samples rounded towards -inf
+        r = np.floor(np.linspace(start, stop, num, endpoint=endpoint, dtype=np.float64))
+        return wrap(r.astype(dtype.np))
     wide = np.complex128 if dtype.kind == "c" else np.float64
     r = np.linspace(start, stop, num, endpoint=endpoint, dtype=wide)
     return wrap(r.astype(dtype.np))

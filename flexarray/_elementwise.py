@@ -60,7 +60,7 @@ UNARY = {
     "log1p": (np.log1p, "floating", "same"),
     "log2": (np.log2, "floating", "same"),
     "log10": (np.log10, "floating", "same"),
-    "logical_not": (np.logical_not, "boolean", "bool"),
+    "logical_not": (np.logical_not, "numeric or boolean", "bool"),
     "negative": (np.negative, "numeric", "same"),
     "positive": (np.positive, "numeric", "same"),
     "real": (_special.real, "numeric", "real"),
@@ -95,9 +95,9 @@ BINARY = {
     "less": (np.less, "real numeric", "bool"),
     "less_equal": (np.less_equal, "real numeric", "bool"),
     "logaddexp": (np.logaddexp, "real floating", "same"),
-    "logical_and": (np.logical_and, "boolean", "bool"),
-    "logical_or": (np.logical_or, "boolean", "bool"),
-    "logical_xor": (np.logical_xor, "boolean", "bool"),
+    "logical_and": (np.logical_and, "numeric or boolean", "bool"),
+    "logical_or": (np.logical_or, "numeric or boolean", "bool"),
+    "logical_xor": (np.logical_xor, "numeric or boolean", "bool"),
     "maximum": (np.maximum, "real numeric", "same"),
     "minimum": (np.minimum, "real numeric", "same"),
     "multiply": (np.multiply, "numeric", "same"),
@@ -397,3 +397,22 @@ def clip(x, /, min=None, max=None):
 
 
 __all__.append("clip")
+
+_round_half_even = round  # the table's round(x)
+
+
+def round(x, /, decimals=0):
+    """Round to ``decimals`` decimal places, halves to even (NumPy's ``round``; the
+    standard's ``round(x)`` is ``decimals=0``). Negative ``decimals`` round to tens,
+    hundreds, ...; integers stay integers."""
+    if decimals == 0 and type(decimals) is int:
+        return _round_half_even(x)
+    if type(x) is not Array:
+        raise TypeError(f"round: 'x' must be a flexarray array, got {type(x).__name__}")
+    _check_category("round", "numeric", x._dtype)
+    if isinstance(decimals, builtins.bool) or not isinstance(decimals, (int, np.integer)):
+        raise TypeError(f"round: 'decimals' must be an int, got {decimals!r}")
+    return _wrap(_compute("round", np.round, (x._arr, int(decimals)), x._dtype))
+
+
+round.__module__ = __name__

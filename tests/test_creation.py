@@ -162,3 +162,27 @@ def test_creation_errors():
         xp.linspace(0, 1, -1)
     with pytest.raises(ValueError, match="must have at least 2 dimensions"):
         xp.tril(xp.ones(3))
+
+
+def test_bounds_as_numpy_scalars_and_0d_arrays():
+    """Where NumPy, torch and array-api-strict all take them, so does flexarray."""
+    same(xp.arange(np.int64(5)), np.arange(5))
+    same(xp.arange(xp.asarray(1), xp.asarray(7), np.int32(2)), np.arange(1, 7, 2))
+    same(xp.arange(np.float32(0.5), 2.0, 0.5), np.arange(0.5, 2.0, 0.5))
+    same(xp.linspace(xp.asarray(0.0), xp.asarray(1.0), 5), np.linspace(0.0, 1.0, 5))
+    same(xp.linspace(np.float64(-1), np.array(1.0), np.int64(3)), np.linspace(-1, 1, 3))
+    with pytest.raises(TypeError, match="'start' must be a real number"):
+        xp.linspace(xp.asarray([0.0, 1.0]), 1.0, 3)
+    with pytest.raises(TypeError, match="'stop' must be a real number"):
+        xp.arange(0, "5")
+
+
+@pytest.mark.parametrize("dtype", [xp.int8, xp.int64, xp.uint16])
+@pytest.mark.parametrize("args", [(0, 10, 4), (-7, 13, 6), (3, -3, 7), (0, 5, 5, False)])
+def test_linspace_integer_dtypes_as_numpy(dtype, args):
+    start, stop, num, *endpoint = args
+    if dtype == xp.uint16 and min(start, stop) < 0:
+        return
+    endpoint = endpoint[0] if endpoint else True
+    ref = np.linspace(start, stop, num, endpoint=endpoint, dtype=np.dtype(dtype.name))
+    same(xp.linspace(start, stop, num, endpoint=endpoint, dtype=dtype), ref)
