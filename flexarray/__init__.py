@@ -1,7 +1,7 @@
 """flexarray: a Python Array API standard (2025.12) namespace.
 
-Arrays are strided views over shared copy-on-write buffers: views and copies are O(1),
-and no array ever changes because another one was written (see docs/value-model.md).
+Arrays are strided views over shared buffers: views share their elements with their base
+as NumPy's do, copies are O(1) copy-on-write (see docs/value-model.md).
 
     import flexarray as xp
 """

@@ -18,16 +18,16 @@ def _best(f, repeat=5):
 def main():
     print(f"flexarray {xp.__version__} - Array API {xp.__array_api_version__}, "
           f"device {xp.__array_namespace_info__().default_device()}")
-    print("\nValues, not aliases:")
+    print("\nViews share, copies are lazy:")
     x = xp.arange(6, dtype=xp.float64)
     v = xp.reshape(x, (2, 3)).T
     print(f"  x = {x}")
     print(f"  v = a transposed view of x, O(1), no copy:\n  {v}")
-    v[0, 0] = 100.0
-    print(f"  after v[0, 0] = 100: x = {x}   (x is unchanged: the write copied v first)")
-    y = xp.asarray(x)
-    y += 1
-    print(f"  y = asarray(x); y += 1: y = {y}, x = {x}")
+    v[0, 1] = 100.0
+    print(f"  after v[0, 1] = 100: x = {x}   (the view shares x's elements, as in NumPy)")
+    c = xp.asarray(x, copy=True)
+    x[0] = -1.0
+    print(f"  c = asarray(x, copy=True) (O(1)); then x[0] = -1: c = {c}")
     n = 1 << 24
     a = xp.linspace(0.0, 1.0, n, dtype=xp.float32)
     an = np.asarray(a)
