@@ -28,10 +28,17 @@ def floor_divide(a, b, out=None, dtype=None):
 
 def expm1(z, out=None, dtype=None):
     """``np.expm1``; complex non-finite inputs take C99's ``exp(z) - 1`` (NumPy's complex
-    expm1 returns NaN for them where the standard names a value)."""
+    expm1 returns NaN for them where the standard names a value), and a complex zero with
+    real part -0 gives +0 + 0j, as the standard says (NumPy gives -0 + 0j)."""
     r = np.expm1(z, out=out, dtype=dtype)
     if np.result_type(r).kind != "c":
         return r
+    zero = z == 0
+    if zero.any():  # the standard: expm1(+-0 + 0j) is +0 + 0j (NumPy keeps the -0)
+        r = np.asarray(r) if out is None else r
+        fixed = np.zeros_like(r)
+        fixed.imag = np.imag(z)
+        np.copyto(r, fixed, where=zero)
     bad = ~np.isfinite(z)
     if not bad.any():
         return r

@@ -235,3 +235,14 @@ def test_round_with_decimals_as_numpy(decimals, dtype):
     ref = np.round(v, decimals)
     assert np.asarray(r).dtype == ref.dtype
     np.testing.assert_array_equal(np.asarray(r), ref)
+
+
+@pytest.mark.parametrize("dtype", [xp.complex64, xp.complex128])
+def test_expm1_of_complex_zeros_follows_the_standard(dtype):
+    """expm1(+-0 + 0j) is +0 + 0j (NumPy keeps a -0 real part); conjugates mirror it."""
+    z = np.array([complex(0.0, 0.0), complex(-0.0, 0.0), complex(-0.0, -0.0),
+                  complex(0.0, -0.0)])
+    r = np.asarray(xp.expm1(xp.asarray(z, dtype=dtype)))
+    assert not np.signbit(r.real).any()
+    np.testing.assert_array_equal(np.signbit(r.imag), np.signbit(z.imag))
+    assert (r == 0).all()
