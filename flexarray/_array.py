@@ -88,9 +88,9 @@ def _index_item(k):
         return k, False
     if t is Array:
         d = k._dtype
-        if d.kind == "b":
+        if _dt.KIND[d] == "b":
             return k._arr, True
-        if d.kind in "iu":
+        if _dt.KIND[d] in "iu":
             if k._arr.ndim == 0:
                 return int(k._arr), False
             return k._arr, True
@@ -131,8 +131,8 @@ _SCALAR_KIND = {bool: "biufc", int: "iufc", float: "fc", complex: "c"}
 def _setitem_value(value, dtype):
     """``value`` as a NumPy operand for ``x[...] = value`` into an array of ``dtype``."""
     if isinstance(value, Array):
-        if not np.can_cast(value._dtype.np, dtype.np, "same_kind") or (
-                value._dtype.kind == "c" and dtype.kind != "c"):
+        if not np.can_cast(value._dtype, dtype, "same_kind") or (
+                _dt.KIND[value._dtype] == "c" and _dt.KIND[dtype] != "c"):
             raise TypeError(f"__setitem__: cannot store {value._dtype} values in an array of "
                             f"{dtype} (it would change their kind); cast with astype()")
         return value._arr
@@ -140,11 +140,11 @@ def _setitem_value(value, dtype):
     if kind is None and isinstance(value, (int, float, complex)):  # subclasses, NumPy scalars
         kind = next(k for t, k in _SCALAR_KIND.items() if isinstance(value, t))
     if kind is not None:
-        if dtype.kind not in kind:
+        if _dt.KIND[dtype] not in kind:
             raise TypeError(f"__setitem__: cannot store a Python {type(value).__name__} in an "
                             f"array of {dtype}")
-        if kind == "iufc" and dtype.kind in "iu":
-            info = np.iinfo(dtype.np)
+        if kind == "iufc" and _dt.KIND[dtype] in "iu":
+            info = np.iinfo(dtype)
             if not info.min <= value <= info.max:
                 raise OverflowError(f"__setitem__: {value} is out of range for {dtype} "
                                     f"[{info.min}, {info.max}]")
@@ -267,18 +267,18 @@ class Array:
         return complex(self._scalar("complex"))
 
     def __float__(self):
-        if self._dtype.kind == "c":
+        if _dt.KIND[self._dtype] == "c":
             raise TypeError("float() of a complex array; take real() or abs() first")
         return float(self._scalar("float"))
 
     def __int__(self):
-        if self._dtype.kind == "c":
+        if _dt.KIND[self._dtype] == "c":
             raise TypeError("int() of a complex array; take real() or abs() first")
         v = self._scalar("int")
-        return int(v) if self._dtype.kind != "f" else int(float(v))
+        return int(v) if _dt.KIND[self._dtype] != "f" else int(float(v))
 
     def __index__(self):
-        if self._dtype.kind not in "iu":
+        if _dt.KIND[self._dtype] not in "iu":
             raise TypeError(f"only integer arrays can be used as an index, got {self._dtype}")
         return int(self._scalar("__index__"))
 

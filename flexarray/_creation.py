@@ -20,12 +20,7 @@ _SCALARS = (builtins.bool, int, float, complex)
 
 
 def _check_dtype(dtype, func, allow_none=True):
-    if dtype is None and allow_none:
-        return None
-    if not isinstance(dtype, _dt.DType):
-        raise TypeError(f"{func}: 'dtype' must be a flexarray dtype (e.g. flexarray.float64)"
-                        f"{' or None' if allow_none else ''}, got {dtype!r}")
-    return dtype
+    return _dt.normalize(dtype, func, allow_none=allow_none)
 
 
 def _shape(shape, func):
@@ -68,7 +63,7 @@ def _infer_dtype(obj):
         else:
             kinds.add(type(o))
     walk(obj)
-    arrays = [k for k in kinds if isinstance(k, _dt.DType)]
+    arrays = [k for k in kinds if isinstance(k, np.dtype)]
     if arrays:
         r = arrays[0]
         for d in arrays[1:]:
@@ -85,9 +80,9 @@ def _infer_dtype(obj):
     return None
 
 
-_FLAT = {float: _dt.default_float.np, int: _dt.default_int.np}
-_INT64_MIN = int(np.iinfo(_dt.default_int.np).min)
-_INT64_MAX = int(np.iinfo(_dt.default_int.np).max)
+_FLAT = {float: _dt.default_float, int: _dt.default_int}
+_INT64_MIN = int(np.iinfo(_dt.default_int).min)
+_INT64_MAX = int(np.iinfo(_dt.default_int).max)
 
 
 def asarray(obj, /, *, dtype=None, device=None, copy=None):
@@ -98,7 +93,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
     buffer/DLPack/``__array__`` object) is shared when ``copy`` is None or False, as NumPy's
     ``asarray`` shares it: writes to either are seen by both. ``copy=True`` never shares.
     """
-    _check_dtype(dtype, "asarray")
+    dtype = _check_dtype(dtype, "asarray")
     check_device(device, "asarray")
     if copy not in (None, True, False):
         raise ValueError(f"asarray: 'copy' must be True, False or None, got {copy!r}")
@@ -108,22 +103,22 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         if copy is False:
             raise ValueError(f"asarray: converting {obj._dtype} to {dtype} needs a copy, but "
                              f"copy=False")
-        return wrap(obj._arr.astype(dtype.np))
+        return wrap(obj._arr.astype(dtype))
     if isinstance(obj, np.ndarray) or (hasattr(obj, "__array__") and
                                        not isinstance(obj, (list, tuple))):
         nd = np.asarray(obj)
         nd = _np_result(nd, "asarray")
-        if dtype is not None and nd.dtype != dtype.np:
+        if dtype is not None and nd.dtype != dtype:
             if copy is False:
                 raise ValueError(f"asarray: converting {nd.dtype} to {dtype} needs a copy, "
                                  f"but copy=False")
-            return wrap(nd.astype(dtype.np))
+            return wrap(nd.astype(dtype))
         return wrap(nd.copy()) if copy else wrap_foreign(nd)
     if hasattr(obj, "__dlpack__"):
         return from_dlpack(obj, copy=copy) if dtype is None else asarray(
             from_dlpack(obj, copy=copy), dtype=dtype, copy=copy)
     if isinstance(obj, (bytes, bytearray, memoryview)):
-        nd = np.frombuffer(obj, dtype=np.uint8 if dtype is None else dtype.np)
+        nd = np.frombuffer(obj, dtype=np.uint8 if dtype is None else dtype)
         return wrap(nd.copy()) if copy else wrap_foreign(nd)
     if copy is False:
         raise ValueError("asarray: copy=False needs an object whose memory can be shared "
@@ -140,10 +135,10 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         dtype = _infer_dtype(obj) if not isinstance(obj, np.generic) else _dt.from_np(obj.dtype)
     if isinstance(obj, (list, tuple)):
         obj = _unwrap_nested(obj)
-    if dtype is not None and dtype.kind in "iu":
+    if dtype is not None and _dt.KIND[dtype] in "iu":
         _check_int_range(obj, dtype)
     try:
-        nd = np.array(obj, dtype=None if dtype is None else dtype.np)
+        nd = np.array(obj, dtype=None if dtype is None else dtype)
     except OverflowError as e:
         raise OverflowError(f"asarray: {e}") from None
     except (ValueError, TypeError) as e:
@@ -160,7 +155,7 @@ def _unwrap_nested(obj):
 
 
 def _check_int_range(obj, dtype):
-    info = np.iinfo(dtype.np)
+    info = np.iinfo(dtype)
 
     def walk(o):
         if isinstance(o, list):
@@ -191,20 +186,20 @@ def from_dlpack(x, /, *, device=None, copy=None):
 
 
 def _filled(func, shape, dtype, device, fill, like=None):
-    _check_dtype(dtype, func)
+    dtype = _check_dtype(dtype, func)
     check_device(device, func)
     if like is not None:
         if not isinstance(like, Array):
             raise TypeError(f"{func}: 'x' must be a flexarray array, got {type(like).__name__}")
-        shape, dtype = like.shape, dtype or like._dtype
+        shape, dtype = like.shape, like._dtype if dtype is None else dtype
     else:
         shape = _shape(shape, func)
-    dtype = dtype or _dt.default_float
+    dtype = _dt.default_float if dtype is None else dtype
     if fill is None:
-        return wrap(_memory.empty(shape, dtype.np))
+        return wrap(_memory.empty(shape, dtype))
     if type(fill) is int and fill == 0:  # calloc: the system hands out zeroed pages lazily
-        return wrap(np.zeros(shape, dtype.np))
-    out = _memory.empty(shape, dtype.np)
+        return wrap(np.zeros(shape, dtype))
+    out = _memory.empty(shape, dtype)
     out.fill(fill)
     return wrap(out)
 
@@ -245,15 +240,15 @@ def _fill_dtype(fill_value, dtype, func):
                             f"{type(fill_value).__name__}")
     if dtype is None:
         dtype = _dt.scalar_dtype(fill_value)
-    elif dtype.kind == "b" and type(fill_value) is not builtins.bool:
+    elif _dt.KIND[dtype] == "b" and type(fill_value) is not builtins.bool:
         raise TypeError(f"{func}: a {type(fill_value).__name__} fill_value cannot fill a bool "
                         f"array")
-    elif (dtype.kind in "iu" and isinstance(fill_value, (float, complex))) or (
-            dtype.kind == "f" and isinstance(fill_value, complex)):
+    elif (_dt.KIND[dtype] in "iu" and isinstance(fill_value, (float, complex))) or (
+            _dt.KIND[dtype] == "f" and isinstance(fill_value, complex)):
         raise TypeError(f"{func}: a {type(fill_value).__name__} fill_value cannot fill a "
                         f"{dtype} array without losing data")
-    if dtype.kind in "iu" and type(fill_value) is int:
-        info = np.iinfo(dtype.np)
+    if _dt.KIND[dtype] in "iu" and type(fill_value) is int:
+        info = np.iinfo(dtype)
         if not info.min <= fill_value <= info.max:
             raise OverflowError(f"{func}: fill_value={fill_value} is out of range for {dtype} "
                                 f"[{info.min}, {info.max}]")
@@ -262,7 +257,7 @@ def _fill_dtype(fill_value, dtype, func):
 
 def full(shape, fill_value, *, dtype=None, device=None):
     """An array of ``shape`` filled with ``fill_value`` (dtype inferred from it if None)."""
-    _check_dtype(dtype, "full")
+    dtype = _check_dtype(dtype, "full")
     fill_value, dtype = _fill_dtype(fill_value, dtype, "full")
     return _filled("full", shape, dtype, device, fill_value)
 
@@ -270,8 +265,9 @@ def full(shape, fill_value, *, dtype=None, device=None):
 def full_like(x, /, fill_value, *, dtype=None, device=None):
     if not isinstance(x, Array):
         raise TypeError(f"full_like: 'x' must be a flexarray array, got {type(x).__name__}")
-    _check_dtype(dtype, "full_like")
-    fill_value, dtype = _fill_dtype(fill_value, dtype or x._dtype, "full_like")
+    dtype = _check_dtype(dtype, "full_like")
+    fill_value, dtype = _fill_dtype(fill_value, x._dtype if dtype is None else dtype,
+                                    "full_like")
     return _filled("full_like", None, dtype, device, fill_value, like=x)
 
 
@@ -293,7 +289,7 @@ def _real_scalar(v, func, name):
 
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     """Evenly spaced values in ``[start, stop)`` (like Python's range; floats allowed)."""
-    _check_dtype(dtype, "arange")
+    dtype = _check_dtype(dtype, "arange")
     check_device(device, "arange")
     start = _real_scalar(start, "arange", "start")
     if stop is None:
@@ -305,24 +301,24 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     if dtype is None:
         dtype = (_dt.default_int if all(type(v) is int for v in (start, stop, step))
                  else _dt.default_float)
-    if dtype.kind not in "iuf":
+    if _dt.KIND[dtype] not in "iuf":
         raise TypeError(f"arange: 'dtype' must be a real numeric dtype, got {dtype}")
     n = builtins.max(math.ceil((stop - start) / step), 0)
-    if dtype.kind in "iu" and all(type(v) is int for v in (start, stop, step)):
+    if _dt.KIND[dtype] in "iu" and all(type(v) is int for v in (start, stop, step)):
         n = builtins.max(-((start - stop) // step), 0)
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype.np)
+    if _dt.KIND[dtype] in "iu":
+        info = np.iinfo(dtype)
         last = start + (n - 1) * step if n else start
         if n and not (info.min <= start <= info.max and info.min <= last <= info.max):
             raise OverflowError(f"arange: values from {start} to {last} do not fit in {dtype}")
-        return wrap(np.arange(n, dtype=np.int64).astype(dtype.np) * dtype.np.type(step)
-                    + dtype.np.type(start) if n else np.empty(0, dtype.np))
-    return wrap((start + np.arange(n, dtype=np.float64) * step).astype(dtype.np))
+        return wrap(np.arange(n, dtype=np.int64).astype(dtype) * dtype.type(step)
+                    + dtype.type(start) if n else np.empty(0, dtype))
+    return wrap((start + np.arange(n, dtype=np.float64) * step).astype(dtype))
 
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     """``num`` evenly spaced samples from ``start`` to ``stop`` (real or complex)."""
-    _check_dtype(dtype, "linspace")
+    dtype = _check_dtype(dtype, "linspace")
     check_device(device, "linspace")
     start = _number(start, "linspace", "start", (int, float, complex))
     stop = _number(stop, "linspace", "stop", (int, float, complex))
@@ -337,20 +333,20 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     is_complex = isinstance(start, complex) or isinstance(stop, complex)
     if dtype is None:
         dtype = _dt.default_complex if is_complex else _dt.default_float
-    if dtype.kind not in "iufc" or (is_complex and dtype.kind != "c"):
+    if _dt.KIND[dtype] not in "iufc" or (is_complex and _dt.KIND[dtype] != "c"):
         raise TypeError(f"linspace: 'dtype' must be a {'complex' if is_complex else 'numeric'}"
                         f" dtype, got {dtype}")
-    if dtype.kind in "iu":  # NumPy's rule: float64 samples rounded towards -inf
+    if _dt.KIND[dtype] in "iu":  # NumPy's rule: float64 samples rounded towards -inf
         r = np.floor(np.linspace(start, stop, num, endpoint=endpoint, dtype=np.float64))
-        return wrap(r.astype(dtype.np))
-    wide = np.complex128 if dtype.kind == "c" else np.float64
+        return wrap(r.astype(dtype))
+    wide = np.complex128 if _dt.KIND[dtype] == "c" else np.float64
     r = np.linspace(start, stop, num, endpoint=endpoint, dtype=wide)
-    return wrap(r.astype(dtype.np))
+    return wrap(r.astype(dtype))
 
 
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
     """A 2-D array with ones on the ``k``-th diagonal and zeros elsewhere."""
-    _check_dtype(dtype, "eye")
+    dtype = _check_dtype(dtype, "eye")
     check_device(device, "eye")
     for name, v in (("n_rows", n_rows), ("n_cols", n_cols), ("k", k)):
         if v is None and name == "n_cols":
@@ -359,8 +355,8 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
             raise TypeError(f"eye: '{name}' must be an int, got {v!r}")
         if name != "k" and v < 0:
             raise ValueError(f"eye: '{name}' must be >= 0, got {v}")
-    dtype = dtype or _dt.default_float
-    return wrap(np.eye(n_rows, n_cols, k=k, dtype=dtype.np))
+    dtype = _dt.default_float if dtype is None else dtype
+    return wrap(np.eye(n_rows, n_cols, k=k, dtype=dtype))
 
 
 def meshgrid(*arrays, indexing="xy"):

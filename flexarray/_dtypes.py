@@ -1,5 +1,12 @@
 """Data types and type promotion.
 
+flexarray's dtypes are NumPy dtype objects (``flexarray.float64 is np.dtype("float64")``;
+``bfloat16`` is ml_dtypes' NumPy dtype), as in CuPy, JAX, Dask and pydata/sparse: every
+consumer that normalizes through ``np.dtype(...)``, ``isinstance(d, np.dtype)`` or
+``np.finfo(d)`` takes them unchanged. Each array's dtype is the canonical (singleton) object,
+so identity comparisons hold. The standard's categories come from :data:`KIND`, not from
+``d.kind`` (ml_dtypes' bfloat16 has NumPy kind ``"V"``).
+
 Promotion is a small lattice (each dtype names the dtypes it promotes to directly); the
 promotion table is derived from it as least upper bounds, as JAX does. Pairs the standard
 leaves unspecified (bool with numbers, integers with floats) follow NumPy 2, except where
@@ -13,72 +20,60 @@ import ml_dtypes
 import numpy as np
 
 __all__ = [
-    "DType", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
     "uint64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
 ]
 
-
-class DType:
-    """A flexarray data type: a singleton, hashable, compared by identity."""
-
-    __slots__ = ("name", "np", "kind", "bits", "__weakref__")
-
-    def __init__(self, name: str, np_dtype, kind: str):
-        self.name = name
-        self.np = np.dtype(np_dtype)
-        self.kind = kind  # 'b' bool, 'i' signed, 'u' unsigned, 'f' real float, 'c' complex
-        self.bits = self.np.itemsize * 8
-
-    def __repr__(self):
-        return f"flexarray.{self.name}"
-
-    __str__ = __repr__
-
-    def __reduce__(self):  # pickle as the singleton
-        return (_by_name, (self.name,))
-
-    @property
-    def itemsize(self) -> int:
-        return self.np.itemsize
-
-
-bool = DType("bool", np.bool_, "b")
-int8 = DType("int8", np.int8, "i")
-int16 = DType("int16", np.int16, "i")
-int32 = DType("int32", np.int32, "i")
-int64 = DType("int64", np.int64, "i")
-uint8 = DType("uint8", np.uint8, "u")
-uint16 = DType("uint16", np.uint16, "u")
-uint32 = DType("uint32", np.uint32, "u")
-uint64 = DType("uint64", np.uint64, "u")
-float16 = DType("float16", np.float16, "f")
-bfloat16 = DType("bfloat16", ml_dtypes.bfloat16, "f")
-float32 = DType("float32", np.float32, "f")
-float64 = DType("float64", np.float64, "f")
-complex64 = DType("complex64", np.complex64, "c")
-complex128 = DType("complex128", np.complex128, "c")
+bool = np.dtype(np.bool_)
+int8 = np.dtype(np.int8)
+int16 = np.dtype(np.int16)
+int32 = np.dtype(np.int32)
+int64 = np.dtype(np.int64)
+uint8 = np.dtype(np.uint8)
+uint16 = np.dtype(np.uint16)
+uint32 = np.dtype(np.uint32)
+uint64 = np.dtype(np.uint64)
+float16 = np.dtype(np.float16)
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
+float32 = np.dtype(np.float32)
+float64 = np.dtype(np.float64)
+complex64 = np.dtype(np.complex64)
+complex128 = np.dtype(np.complex128)
 
 ALL = (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
        float16, bfloat16, float32, float64, complex64, complex128)
+#: the supported dtypes, for membership tests (``d in SUPPORTED``: a hash, no comparisons)
+SUPPORTED = frozenset(ALL)
 #: the dtypes the standard defines (float16/bfloat16 are storage extensions)
 STANDARD = tuple(d for d in ALL if d not in (float16, bfloat16))
-HALF = (float16, bfloat16)
+#: the half-precision storage dtypes (a frozenset: ``d in HALF`` hashes, a tuple would call
+#: NumPy's dtype comparison for each member)
+HALF = frozenset((float16, bfloat16))
+
+#: each dtype's category: 'b' bool, 'i' signed, 'u' unsigned, 'f' real float, 'c' complex.
+#: Use this, not ``d.kind``: ml_dtypes' bfloat16 has NumPy kind 'V'.
+KIND = {d: ("f" if d is bfloat16 else d.kind) for d in ALL}
+#: bits per element
+BITS = {d: d.itemsize * 8 for d in ALL}
+
+
+def kind_of(d) -> str:
+    """The category of flexarray dtype ``d``: 'b', 'i', 'u', 'f' or 'c' (see :data:`KIND`)."""
+    return KIND[d]
+
 
 default_float = float64
 default_int = int64
 default_complex = complex128
 default_index = int64
 
-_BY_NP = {d.np: d for d in ALL}
+_BY_NP = {d: d for d in ALL}  # any equal NumPy dtype -> the canonical object
 _BY_NAME = {d.name: d for d in ALL}
+_NAMES = ", ".join(d.name for d in ALL)
 
 
-def _by_name(name):
-    return _BY_NAME[name]
-
-
-def from_np(np_dtype) -> DType:
-    """The flexarray dtype of a NumPy dtype (TypeError for dtypes flexarray lacks)."""
+def from_np(np_dtype):
+    """The canonical flexarray dtype of a NumPy dtype (TypeError for dtypes it lacks)."""
     try:
         return _BY_NP[np_dtype]
     except (KeyError, TypeError):
@@ -87,25 +82,73 @@ def from_np(np_dtype) -> DType:
         return _BY_NP[np.dtype(np_dtype)]
     except (KeyError, TypeError):
         raise TypeError(f"unsupported data type {np_dtype!r}; flexarray supports "
-                        f"{', '.join(d.name for d in ALL)}") from None
+                        f"{_NAMES}") from None
+
+
+def normalize(dtype, func: str, name: str = "dtype", allow_none: builtins.bool = True,
+              what: str = "a dtype"):
+    """``dtype`` as the canonical flexarray dtype.
+
+    Takes what ``np.dtype()`` takes for a supported dtype (``xp.float32``, ``np.float32``,
+    ``np.dtype("float32")``, ``"float32"``, ``"f4"``, ``"<f4"``, and Python ``bool``, ``int``,
+    ``float``, ``complex`` with NumPy's meaning), and ``None`` when ``allow_none`` (returned
+    as None). Anything else (unsupported NumPy dtypes such as float128, object or str,
+    non-native byte order, arrays, other objects) raises a TypeError naming ``func`` and the
+    argument ``name`` (``what`` says what it must be, for arguments that take more than
+    dtypes). The canonical objects themselves cost one dict lookup.
+    """
+    try:
+        d = _BY_NP.get(dtype)
+    except TypeError:  # unhashable
+        d = None
+    if d is not None:
+        return d
+    if dtype is None and allow_none:
+        return None
+    return _normalize_slow(dtype, func, name, allow_none, what)
+
+
+def _normalize_slow(dtype, func, name, allow_none, what="a dtype"):
+    """:func:`normalize` for anything but the canonical objects: through ``np.dtype()``."""
+    allowed = (f"allowed: {_NAMES}, in any spelling np.dtype() takes (xp.float32, "
+               f"np.float32, 'float32', 'f4', float){', or None' if allow_none else ''}")
+    is_array = hasattr(dtype, "__array_namespace__") and not isinstance(dtype, type)
+    nd = None
+    if dtype is not None and not is_array:  # np.dtype(None) is float64; np.dtype(array)
+        try:                                # is the array's dtype: neither is a dtype here
+            nd = np.dtype(dtype)
+        except Exception:  # np.dtype raises TypeError, ValueError, ... for non-dtypes
+            pass
+    if nd is None:
+        got = (f"an array ({type(dtype).__name__}; pass its .dtype)" if is_array
+               else repr(dtype))
+        raise TypeError(f"{func}: '{name}' must be {what}, got {got}; {allowed}")
+    d = _BY_NP.get(nd)
+    if d is not None:
+        return d
+    if not nd.isnative and nd.newbyteorder("=") in _BY_NP:
+        raise TypeError(f"{func}: '{name}' must have the native byte order, got {dtype!r} "
+                        f"(byte order {nd.byteorder!r}); {allowed}")
+    raise TypeError(f"{func}: '{name}' must be a supported dtype, got {dtype!r} (NumPy "
+                    f"dtype {nd}, which flexarray does not support); {allowed}")
 
 
 # --- kinds -------------------------------------------------------------------------------
 
-def is_bool(d): return d.kind == "b"
-def is_integer(d): return d.kind in "iu"
-def is_real_floating(d): return d.kind == "f"
-def is_complex(d): return d.kind == "c"
-def is_floating(d): return d.kind in "fc"
-def is_numeric(d): return d.kind in "iufc"
-def is_real_numeric(d): return d.kind in "iuf"
-def is_integer_or_bool(d): return d.kind in "biu"
+def is_bool(d): return KIND[d] == "b"
+def is_integer(d): return KIND[d] in "iu"
+def is_real_floating(d): return KIND[d] == "f"
+def is_complex(d): return KIND[d] == "c"
+def is_floating(d): return KIND[d] in "fc"
+def is_numeric(d): return KIND[d] in "iufc"
+def is_real_numeric(d): return KIND[d] in "iuf"
+def is_integer_or_bool(d): return KIND[d] in "biu"
 
 
 _KIND_TESTS = {
     "bool": is_bool,
-    "signed integer": lambda d: d.kind == "i",
-    "unsigned integer": lambda d: d.kind == "u",
+    "signed integer": lambda d: KIND[d] == "i",
+    "unsigned integer": lambda d: KIND[d] == "u",
     "integral": is_integer,
     "real floating": is_real_floating,
     "complex floating": is_complex,
@@ -114,21 +157,33 @@ _KIND_TESTS = {
 
 
 def isdtype(dtype, kind) -> builtins.bool:
-    """Whether ``dtype`` is ``kind``: a dtype, a kind name, or a tuple of those."""
-    if not isinstance(dtype, DType):
-        raise TypeError(f"isdtype: 'dtype' must be a flexarray dtype, got {dtype!r}")
+    """Whether ``dtype`` is of ``kind``: a kind name ('bool', 'signed integer', 'unsigned
+    integer', 'integral', 'real floating', 'complex floating', 'numeric'), a dtype (then the
+    dtypes are compared: ``isdtype(d, xp.float32)`` is ``d == xp.float32``), or a tuple of
+    those (any of them). float16 and bfloat16 count as 'real floating'."""
+    dtype = normalize(dtype, "isdtype", allow_none=False)
     if isinstance(kind, tuple):
-        return any(isdtype(dtype, k) for k in kind)
-    if isinstance(kind, DType):
-        return dtype is kind
-    if isinstance(kind, str):
-        try:
-            return _KIND_TESTS[kind](dtype)
-        except KeyError:
-            raise ValueError(f"isdtype: unknown kind {kind!r}; allowed: "
-                             f"{', '.join(map(repr, _KIND_TESTS))}") from None
-    raise TypeError(f"isdtype: 'kind' must be a dtype, a kind name or a tuple of those, "
-                    f"got {kind!r}")
+        return any(_isdtype_one(dtype, k) for k in kind)
+    return _isdtype_one(dtype, kind)
+
+
+def _isdtype_one(dtype, kind):
+    if type(kind) is str:
+        test = _KIND_TESTS.get(kind)
+        if test is not None:
+            return test(dtype)
+        try:  # a dtype's name or another spelling np.dtype() takes ("float32", "f4")
+            return dtype is normalize(kind, "isdtype", "kind", allow_none=False)
+        except TypeError:
+            raise ValueError(f"isdtype: 'kind' {kind!r} is not a kind; allowed: "
+                             f"{', '.join(map(repr, _KIND_TESTS))}, a dtype, or a tuple of "
+                             f"those") from None
+    try:
+        return dtype is normalize(kind, "isdtype", "kind", allow_none=False)
+    except TypeError:
+        raise TypeError(f"isdtype: 'kind' must be a kind name "
+                        f"({', '.join(map(repr, _KIND_TESTS))}), a dtype, or a tuple of "
+                        f"those, got {kind!r}") from None
 
 
 # --- the promotion lattice -----------------------------------------------------------------
@@ -168,15 +223,15 @@ _INT_TO_FLOAT = {8: float16, 16: float32, 32: float64, 64: float64}
 
 def _cross_kind(a, b):
     """Promotion the standard leaves unspecified: bool with numbers, ints with floats."""
-    if a.kind == "b":
+    if KIND[a] == "b":
         return b
-    if b.kind == "b":
+    if KIND[b] == "b":
         return a
-    if a.kind in "fc":
+    if KIND[a] in "fc":
         a, b = b, a
-    if a.kind in "iu" and b.kind in "fc":
-        f = _INT_TO_FLOAT[a.bits]
-        if b is bfloat16 and a.bits == 8:
+    if KIND[a] in "iu" and KIND[b] in "fc":
+        f = _INT_TO_FLOAT[BITS[a]]
+        if b is bfloat16 and BITS[a] == 8:
             return bfloat16
         return _lub(f, b)
     return None  # int64 with uint64: no dtype holds both
@@ -185,14 +240,14 @@ def _cross_kind(a, b):
 PROMOTION = {}
 for _a in ALL:
     for _b in ALL:
-        _r = _lub(_a, _b) if (_a.kind == "b") == (_b.kind == "b") else None
+        _r = _lub(_a, _b) if (KIND[_a] == "b") == (KIND[_b] == "b") else None
         if _r is None:
             _r = _cross_kind(_a, _b)
         if _r is not None:
             PROMOTION[_a, _b] = _r
 
 
-def promote(a: DType, b: DType) -> DType:
+def promote(a, b):
     """The promoted dtype of two dtypes; TypeError when no dtype holds both."""
     try:
         return PROMOTION[a, b]
@@ -201,7 +256,7 @@ def promote(a: DType, b: DType) -> DType:
                         f"every value of both; cast one with astype()") from None
 
 
-def scalar_dtype(value, other: DType | None = None) -> DType:
+def scalar_dtype(value, other=None):
     """The dtype a Python scalar takes beside an array of dtype ``other``.
 
     The standard's rule: a scalar adopts the array's dtype when its kind fits (bool with
@@ -217,7 +272,7 @@ def scalar_dtype(value, other: DType | None = None) -> DType:
         if isinstance(value, (float, np.floating)):
             return default_float
         return default_complex
-    k = other.kind
+    k = KIND[other]
     if t is builtins.bool or isinstance(value, np.bool_):
         return other
     if isinstance(value, (int, np.integer)):
@@ -231,19 +286,25 @@ def scalar_dtype(value, other: DType | None = None) -> DType:
     return default_complex
 
 
-def result_type(*arrays_and_dtypes) -> DType:
+def result_type(*arrays_and_dtypes):
     """The dtype from applying type promotion to arrays, dtypes and Python scalars."""
     dtypes, scalars = [], []
     for a in arrays_and_dtypes:
-        if isinstance(a, DType):
-            dtypes.append(a)
-        elif isinstance(a, (builtins.bool, int, float, complex)):
+        if isinstance(a, np.generic) and a.dtype in _BY_NP:
+            a = a.item()  # NumPy scalars count as the Python scalars they hold
+        if isinstance(a, (builtins.bool, int, float, complex)):
             scalars.append(a)
-        elif hasattr(a, "dtype") and isinstance(a.dtype, DType):
-            dtypes.append(a.dtype)
+        elif isinstance(getattr(a, "dtype", None), np.dtype) and a.dtype in _BY_NP and \
+                not isinstance(a, (np.dtype, np.generic, type)):
+            dtypes.append(_BY_NP[a.dtype])  # an array (flexarray's, or one with a NumPy dtype)
+        elif isinstance(a, (np.dtype, str, type)):  # a dtype (TypeError if not a supported one)
+            dtypes.append(normalize(a, "result_type", "arrays_and_dtypes", allow_none=False))
         else:
-            raise TypeError(f"result_type: expected arrays, dtypes or Python scalars, "
-                            f"got {type(a).__name__}")
+            dt = getattr(a, "dtype", None)
+            what = type(a).__name__ + (f" of unsupported dtype {dt}"
+                                       if isinstance(dt, np.dtype) else "")
+            raise TypeError(f"result_type: 'arrays_and_dtypes' must be arrays, dtypes or "
+                            f"Python scalars (bool, int, float, complex), got {what}")
     if not dtypes:
         raise ValueError("result_type: at least one array or dtype is required "
                          "(Python scalars alone have no dtype)")
@@ -257,7 +318,7 @@ def result_type(*arrays_and_dtypes) -> DType:
 
 # --- casting rules (can_cast) ----------------------------------------------------------------
 
-def can_cast(from_: DType, to: DType) -> builtins.bool:
+def can_cast(from_, to) -> builtins.bool:
     """Whether ``from_`` casts to ``to`` by the promotion rules (no loss of kind or range)."""
     return PROMOTION.get((from_, to)) is to
 
@@ -269,9 +330,9 @@ class finfo_object:
 
     __slots__ = ("bits", "eps", "max", "min", "smallest_normal", "dtype")
 
-    def __init__(self, d: DType):
+    def __init__(self, d):
         real = {complex64: float32, complex128: float64}.get(d, d)
-        info = ml_dtypes.finfo(real.np)
+        info = ml_dtypes.finfo(real)
         self.bits, self.dtype = info.bits, real
         self.eps, self.max = float(info.eps), float(info.max)
         self.min, self.smallest_normal = float(info.min), float(info.smallest_normal)
@@ -286,8 +347,8 @@ class iinfo_object:
 
     __slots__ = ("bits", "max", "min", "dtype")
 
-    def __init__(self, d: DType):
-        info = np.iinfo(d.np)
+    def __init__(self, d):
+        info = np.iinfo(d)
         self.bits, self.max, self.min, self.dtype = info.bits, int(info.max), int(info.min), d
 
     def __repr__(self):

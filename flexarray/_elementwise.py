@@ -111,7 +111,7 @@ BINARY = {
 # --- engine -------------------------------------------------------------------------------
 
 _SCALARS = (builtins.bool, int, float, complex)
-_HALF_NP = (np.dtype(np.float16), _dt.bfloat16.np)
+_HALF_NP = (np.dtype(np.float16), _dt.bfloat16)
 _BY_NP = _dt._BY_NP
 #: below this many output elements one thread does the work (thread hand-off ~20-40 us)
 PARALLEL_MIN = 1 << 20
@@ -150,19 +150,19 @@ def _operands(name, x1, x2):
 
 def _python_scalar(x):
     """A numeric NumPy scalar as the Python scalar it holds (other objects unchanged)."""
-    if isinstance(x, np.generic) and type(x) not in _SCALARS and x.dtype.kind in "biufc":
+    if isinstance(x, np.generic) and type(x) not in _SCALARS and x.dtype in _dt.SUPPORTED:
         return x.item()
     return x
 
 
 def _scalar_operand(name, value, dt):
     """A Python scalar as a NumPy operand of dtype ``dt`` (OverflowError if it cannot be)."""
-    if dt.kind in "iu" and type(value) is int:
-        info = np.iinfo(dt.np)
+    if _dt.KIND[dt] in "iu" and type(value) is int:
+        info = np.iinfo(dt)
         if not info.min <= value <= info.max:
             raise OverflowError(f"{name}: the Python int {value} is out of range for {dt} "
                                 f"[{info.min}, {info.max}]")
-    return np.asarray(value, dtype=dt.np)[()]
+    return np.asarray(value, dtype=dt)[()]
 
 
 try:  # NumPy 2 keeps its floating-point error state in a context variable: setting it
@@ -238,10 +238,10 @@ def _compute(name, func, args, dt, out=None):
         return _ufunc(func, args, out)
     if name in _HALF_KERNEL_OPS:
         from ._kernels import half
-        a, b = (x if type(x) is np.ndarray else np.asarray(x, dt.np) for x in args)
-        if a.dtype == b.dtype == dt.np:
+        a, b = (x if type(x) is np.ndarray else np.asarray(x, dt) for x in args)
+        if a.dtype == b.dtype == dt:
             if out is None:
-                out = _memory.empty(np.broadcast_shapes(a.shape, b.shape), dt.np)
+                out = _memory.empty(np.broadcast_shapes(a.shape, b.shape), dt)
             elif np.shares_memory(out, b) and out is not b:
                 b = b.copy()  # the kernel may not read an input it partially overwrites
             half.binary(name, a, b, out)
@@ -249,7 +249,7 @@ def _compute(name, func, args, dt, out=None):
     wide = tuple(a.astype(np.float32) if type(a) is np.ndarray else a for a in args)
     r = np.asarray(_ufunc(func, wide))
     if r.dtype.kind == "f":
-        r = _quiet(r.astype, (dt.np,))  # overflow to +-inf is the IEEE rounding
+        r = _quiet(r.astype, (dt,))  # overflow to +-inf is the IEEE rounding
     if out is None:
         return r
     out[...] = r
@@ -306,7 +306,7 @@ def apply_elided(name, x, other):
         return None
     a1, a2, dt = _operands(name, x, other)
     if dt is not x._dtype or dt not in _ALLOWED[name] or (result == "float" and
-                                                         dt.kind in "biu"):
+                                                         _dt.KIND[dt] in "biu"):
         return None
     if type(other) is Array and other._arr.shape != a1.shape and \
             np.broadcast_shapes(a1.shape, other._arr.shape) != a1.shape:
@@ -331,7 +331,7 @@ def apply_inplace(name, x, other):
     func, cat, result = BINARY[name]
     a1, a2, dt = _operands(name, x, other)
     _check_category(name, cat, dt, "x1' and 'x2")
-    rdt = _dt.default_float if result == "float" and dt.kind in "biu" else dt
+    rdt = _dt.default_float if result == "float" and _dt.KIND[dt] in "biu" else dt
     if rdt is not x._dtype:
         raise TypeError(f"{name} in place would change the dtype of x from {x._dtype} to "
                         f"{rdt}; in-place operators keep the left operand's dtype")
@@ -377,11 +377,11 @@ def clip(x, /, min=None, max=None):
             _check_category("clip", "real numeric", bound._dtype, what)
             b = bound._arr
         elif isinstance(bound, (int, float)) and type(bound) is not builtins.bool:
-            if x._dtype.kind in "iu":
+            if _dt.KIND[x._dtype] in "iu":
                 if isinstance(bound, float) and not float(bound).is_integer():
                     b = bound  # compared in float below
                 else:
-                    info = np.iinfo(x._dtype.np)
+                    info = np.iinfo(x._dtype)
                     b = builtins.min(builtins.max(int(bound), info.min), info.max)
             else:
                 b = bound
@@ -393,7 +393,7 @@ def clip(x, /, min=None, max=None):
         except ValueError:
             raise ValueError(f"clip: '{what}' of shape {np.shape(b)} does not broadcast with "
                              f"x of shape {np.shape(r)}") from None
-    return wrap(r.astype(x._dtype.np, copy=False))
+    return wrap(r.astype(x._dtype, copy=False))
 
 
 __all__.append("clip")

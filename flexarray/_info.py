@@ -13,6 +13,24 @@ _KINDS = {
 _KINDS["numeric"] = _KINDS["integral"] + _KINDS["real floating"] + _KINDS["complex floating"]
 
 
+class _Devices(tuple):
+    """The devices: a tuple, as the 2025.12 standard says (2024.12 said a list), that also
+    concatenates with lists, as code written for the list does (SciPy's test
+    configuration: ``devices() + [None]``)."""
+
+    __slots__ = ()
+
+    def __add__(self, other):
+        if isinstance(other, list):
+            return list(self) + other
+        return _Devices(tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        if isinstance(other, list):
+            return other + list(self)
+        return _Devices(tuple(other) + tuple(self))
+
+
 class Info:
     """What this namespace supports: capabilities, devices and dtypes."""
 
@@ -26,7 +44,7 @@ class Info:
         return CPU
 
     def devices(self):
-        return (CPU,)
+        return _Devices((CPU,))
 
     def default_dtypes(self, *, device=None):
         check_device(device, "default_dtypes")
@@ -46,13 +64,18 @@ class Info:
 
     @staticmethod
     def _names(kind):
-        if isinstance(kind, _dt.DType):
-            return (kind.name,)
-        try:
-            return _KINDS[kind]
-        except (KeyError, TypeError):
-            raise ValueError(f"dtypes: unknown kind {kind!r}; allowed: a dtype or one of "
-                             f"{', '.join(map(repr, _KINDS))}") from None
+        allowed = f"one of {', '.join(map(repr, _KINDS))}, a dtype, or a tuple of those"
+        if type(kind) is str:
+            names = _KINDS.get(kind)
+            if names is not None:
+                return names
+            try:  # a dtype's name or another spelling np.dtype() takes ("float32", "f4")
+                return (_dt.normalize(kind, "dtypes", "kind", allow_none=False).name,)
+            except TypeError:
+                raise ValueError(f"dtypes: 'kind' {kind!r} is not a kind; allowed: "
+                                 f"{allowed}") from None
+        return (_dt.normalize(kind, "dtypes", "kind", allow_none=False,
+                              what=f"{allowed} (or None)").name,)
 
 
 def __array_namespace_info__():

@@ -36,7 +36,7 @@ def numeric_pair(func, x1, x2):
 
 def compute_np(dt):
     """The NumPy dtype BLAS/LAPACK work happens in for flexarray dtype ``dt``."""
-    return _F32 if dt in _dt.HALF else dt.np
+    return _F32 if dt in _dt.HALF else dt
 
 
 def as_compute(a, dt):
@@ -47,12 +47,12 @@ def as_compute(a, dt):
 def matmul_np(a, b, dt):
     """``np.matmul(a, b)`` semantics for NumPy operands, as a fresh array of flexarray dtype
     ``dt`` (the promoted dtype; shapes already validated)."""
-    if dt.kind in "iu":
-        a, b = a.astype(dt.np, copy=False), b.astype(dt.np, copy=False)
-        r = _bridge.int_matmul(a, b, dt.np)
+    if _dt.KIND[dt] in "iu":
+        a, b = a.astype(dt, copy=False), b.astype(dt, copy=False)
+        r = _bridge.int_matmul(a, b, dt)
         return np.asarray(np.matmul(a, b) if r is None else r)
     if dt in _dt.HALF:
-        a, b = a.astype(dt.np, copy=False), b.astype(dt.np, copy=False)
+        a, b = a.astype(dt, copy=False), b.astype(dt, copy=False)
         r = _bridge.half_matmul(a, b)
         if r is not None:
             return r

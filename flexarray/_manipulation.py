@@ -133,7 +133,7 @@ def arrays_arg(arrays, func: str) -> list:
 def _cast_all(arrays):
     """NumPy operands of ``arrays`` in their promoted dtype, and that dtype."""
     dt = _dt.result_type(*arrays)
-    return [a._arr if a._dtype is dt else a._arr.astype(dt.np) for a in arrays], dt
+    return [a._arr if a._dtype is dt else a._arr.astype(dt) for a in arrays], dt
 
 
 # --- broadcasting ---------------------------------------------------------------------------

@@ -12,8 +12,10 @@ import sys
 
 import numpy as np
 
+from . import _dtypes as _dt
 from . import _elementwise
-from ._array import Array, wrap
+from ._array import Array, _new, wrap
+from ._dtypes import from_np
 from ._creation import asarray
 from ._linear_algebra import matmul
 
@@ -134,7 +136,7 @@ def _operand(a):
         return a
     if isinstance(a, np.ndarray):
         return asarray(a)
-    if isinstance(a, np.generic) and a.dtype.kind in "biufc":
+    if isinstance(a, np.generic) and a.dtype in _dt.SUPPORTED:  # bfloat16 has kind "V"
         return a.item()
     return a
 
@@ -186,6 +188,109 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     return _result(r, out)
 
 
+# --- NumPy's function protocol (NEP 18) -----------------------------------------------------
+
+def _function_table():
+    """NumPy function -> the flexarray function of the same name and meaning. NumPy calls
+    with arguments flexarray does not take (``np.sum(x, 0)``, ``out=``, ``order=``) raise
+    TypeError there, and NumPy's implementation runs instead."""
+    import flexarray
+    names = {np.concatenate: "concat", np.cumsum: "cumulative_sum",
+             np.cumprod: "cumulative_prod", np.amax: "max", np.amin: "min"}
+    for name in ("sum", "prod", "mean", "std", "var", "max", "min", "all", "any", "argmax",
+                 "argmin", "sort", "argsort", "stack", "where", "clip", "reshape",
+                 "expand_dims", "squeeze", "flip", "moveaxis", "roll", "tile", "repeat",
+                 "broadcast_to", "broadcast_arrays", "meshgrid", "take", "take_along_axis",
+                 "searchsorted", "nonzero", "count_nonzero", "diff", "tensordot", "round",
+                 "zeros_like", "ones_like", "empty_like", "full_like", "tril", "triu",
+                 "isdtype", "result_type", "can_cast", "vecdot", "matrix_transpose"):
+        if hasattr(np, name) and hasattr(flexarray, name):
+            names[getattr(np, name)] = name
+    return {f: getattr(flexarray, n) for f, n in names.items()}
+
+
+FUNCTIONS = {}  # filled by install() (the namespace must be complete first)
+
+#: NumPy functions that write into an argument (its position): it is written through the
+#: array's memory, as with NumPy arrays
+_WRITES_ARG = {np.copyto: 0, np.place: 0, np.put: 0, np.putmask: 0, np.fill_diagonal: 0,
+               np.put_along_axis: 0}
+
+
+def _to_numpy(obj):
+    """Arguments for NumPy: flexarray arrays as NumPy views of their memory (nested in
+    lists and tuples too)."""
+    if type(obj) is Array:
+        return obj._arr
+    if isinstance(obj, (list, tuple)) and any(type(o) is Array or isinstance(o, (list, tuple))
+                                              for o in obj):
+        return type(obj)(_to_numpy(o) for o in obj)
+    return obj
+
+
+def _arrays_in(obj, found):
+    if type(obj) is Array:
+        found.append(obj)
+    elif isinstance(obj, (list, tuple)):
+        for o in obj:
+            _arrays_in(o, found)
+    return found
+
+
+def _from_numpy(r, inputs):
+    """NumPy's result as flexarray arrays: a view of an input's memory (``np.ravel``,
+    ``np.real``, ``np.split``) joins that input's family, so writes through it are seen
+    as with NumPy; fresh arrays become new arrays; other objects are returned as they are."""
+    if isinstance(r, (list, tuple)) and not hasattr(r, "_fields"):
+        return type(r)(_from_numpy(e, inputs) for e in r)
+    if isinstance(r, tuple):  # a named tuple
+        return type(r)(*(_from_numpy(e, inputs) for e in r))
+    if isinstance(r, np.generic):
+        r = np.asarray(r)
+    if type(r) is not np.ndarray:
+        return r
+    try:
+        dtype = from_np(r.dtype)
+    except TypeError:  # a dtype flexarray does not have (object, datetime, ...)
+        return r
+    for x in inputs:
+        if r.size and x._arr.size and np.may_share_memory(r, x._arr):
+            return _new(r, x._buf, dtype)
+    return wrap(r)
+
+
+def array_function(self, func, types, args, kwargs):
+    """NEP 18: a NumPy function called with flexarray arrays among its arguments.
+
+    Functions the standard has (``np.sum``, ``np.concatenate``, ``np.where``, ...; see
+    :data:`FUNCTIONS`) run flexarray's implementation when NumPy's arguments fit it; every
+    other function, and every call with arguments flexarray does not take, runs NumPy's
+    implementation on the arrays' memory and returns flexarray arrays (flexarray in,
+    flexarray out; ``docs/numpy-interop.md`` lists both)."""
+    impl = FUNCTIONS.get(func)
+    if impl is not None:
+        try:
+            return impl(*args, **kwargs)
+        except (TypeError, ValueError, IndexError):
+            pass  # NumPy's meaning below (NumPy raises its own error if there is one)
+    inputs = _arrays_in(args, [])
+    np_args = list(_to_numpy(args))
+    target = _WRITES_ARG.get(func)
+    if target is not None and target < len(args) and type(args[target]) is Array:
+        np_args[target] = args[target]._writable()
+    out = kwargs.get("out")
+    if out is not None:
+        kwargs = dict(kwargs)
+        kwargs["out"] = tuple(o._writable() if type(o) is Array else o for o in out) \
+            if isinstance(out, tuple) else (out._writable() if type(out) is Array else out)
+    r = func._implementation(*np_args, **{k: _to_numpy(v) for k, v in kwargs.items()})
+    if out is not None and (r is kwargs["out"] or (isinstance(r, np.ndarray) and
+                                                   type(out) is Array and
+                                                   r is out._arr)):
+        return out
+    return _from_numpy(r, inputs)
+
+
 def install() -> None:
     """Bind every operator, its reflected and in-place forms, and NumPy's protocols."""
     for stem, name in BINARY.items():
@@ -202,3 +307,5 @@ def install() -> None:
     Array.__imatmul__ = _imatmul
     Array.__hash__ = None
     Array.__array_ufunc__ = array_ufunc
+    FUNCTIONS.update(_function_table())
+    Array.__array_function__ = array_function

@@ -207,32 +207,40 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     elif type(x2) in (int, float, builtins.bool):
         dt = _dt.result_type(x1, x2)
         if type(x2) is int and _dt.is_integer(dt):
-            info = np.iinfo(dt.np)
+            info = np.iinfo(dt)
             if not info.min <= x2 <= info.max:  # beyond every element of x1
                 return index_result(0 if x2 < info.min else n)
-        a2 = np.asarray(x2, dt.np)
+        a2 = np.asarray(x2, dt)
     else:
         raise TypeError(f"searchsorted: 'x2' must be a flexarray array, an int or a float, "
                         f"got {type(x2).__name__}")
-    if dt is _dt.bfloat16 or dt.np != a1.dtype or dt.np != a2.dtype:
-        work = np.float32 if dt in _dt.HALF else dt.np
+    if dt is _dt.bfloat16 or dt != a1.dtype or dt != a2.dtype:
+        work = np.float32 if dt in _dt.HALF else dt
         a1, a2 = a1.astype(work, copy=False), a2.astype(work, copy=False)
     return index_result(np.searchsorted(a1, a2, side=side, sorter=sorter))
 
 
 def _where_operand(v, dt, name):
     if isinstance(v, Array):
-        return v._arr if v._dtype is dt else v._arr.astype(dt.np)
+        return v._arr if v._dtype is dt else v._arr.astype(dt)
     return _scalar_operand("where", v, dt)
 
 
-def where(condition, x1, x2, /):
+_NOT_GIVEN = object()
+
+
+def where(condition, x1=_NOT_GIVEN, x2=_NOT_GIVEN, /):
     """Elements of ``x1`` where the bool array ``condition`` is True, of ``x2`` elsewhere.
 
     ``x1`` and ``x2`` may be Python scalars (not both); the three broadcast together and
-    the result has the promoted dtype of ``x1`` and ``x2``.
+    the result has the promoted dtype of ``x1`` and ``x2``. ``where(condition)`` alone is
+    ``nonzero(condition)``, as in NumPy and torch (scikit-learn calls it so).
     """
     check_array(condition, "where", "condition")
+    if x1 is _NOT_GIVEN and x2 is _NOT_GIVEN:
+        return nonzero(condition)
+    if x1 is _NOT_GIVEN or x2 is _NOT_GIVEN:
+        raise TypeError("where: pass both 'x1' and 'x2', or neither (nonzero(condition))")
     if not _dt.is_bool(condition._dtype):
         raise TypeError(f"where: 'condition' must have the bool dtype, got "
                         f"{condition._dtype}; compare it first (e.g. x != 0)")
@@ -249,4 +257,4 @@ def where(condition, x1, x2, /):
     broadcast_shape_of(shapes, "where", "'condition', 'x1' and 'x2' of shapes")
     a1, a2 = _where_operand(x1, dt, "x1"), _where_operand(x2, dt, "x2")
     r = np.where(condition._arr, a1, a2)
-    return wrap(r if r.dtype == dt.np else r.astype(dt.np))
+    return wrap(r if r.dtype == dt else r.astype(dt))

@@ -55,7 +55,7 @@ def _unique(x, func, with_perm):
         new[0] = True
         np.not_equal(s[1:], s[:-1], out=new[1:])  # NaN != NaN: each NaN stands alone
     if not with_perm:
-        return s[new].astype(x._dtype.np, copy=False), None, None, None
+        return s[new].astype(x._dtype, copy=False), None, None, None
     first = perm[new]
     inverse = np.empty(n, np.int64)
     inverse[perm] = np.cumsum(new) - 1
@@ -103,10 +103,10 @@ def _isin_operand(v, other, name):
                         "Python ints)")
     d = _dt.scalar_dtype(v, other._dtype)
     if _dt.is_integer(d):
-        info = np.iinfo(d.np)
+        info = np.iinfo(d)
         if not info.min <= v <= info.max:
             return None, d, False
-    return np.asarray(v, d.np), d, True
+    return np.asarray(v, d), d, True
 
 
 def isin(x1, x2, /, *, invert=False):
@@ -125,10 +125,10 @@ def isin(x1, x2, /, *, invert=False):
     if signed_unsigned:
         # no dtype holds both: drop the x2 values x1's dtype cannot hold (they match nothing)
         a2 = a2[a2 >= np.int64(0)] if d1 is _dt.uint64 else a2[a2 <= np.uint64(2**63 - 1)]
-        a2, work = a2.astype(d1.np), d1.np
+        a2, work = a2.astype(d1), d1
     else:
         dt = _dt.promote(d1, d2)
-        work = np.float32 if dt in _dt.HALF else dt.np
+        work = np.float32 if dt in _dt.HALF else dt
     r = np.isin(a1.astype(work, copy=False), np.asarray(a2).astype(work, copy=False),
                 invert=invert)
     return wrap(np.asarray(r, np.bool_).reshape(shape))

@@ -81,7 +81,7 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
         r = _reverse_key(np.sort(_reverse_key(a), axis=ax, kind=kind))
     else:
         r = np.sort(a, axis=ax, kind=kind)
-    return wrap(r.astype(x._dtype.np, copy=False))
+    return wrap(r.astype(x._dtype, copy=False))
 
 
 def argsort(x, /, *, axis=-1, descending=False, stable=True):

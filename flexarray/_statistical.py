@@ -53,16 +53,15 @@ def accumulation_dtype(func: str, xdt, dtype):
     and may not narrow the kind (float -> int or complex -> real would drop data silently).
     """
     if dtype is None:
-        if xdt.kind in "bi":
+        if _dt.KIND[xdt] in "bi":
             return _dt.default_int
-        if xdt.kind == "u":
+        if _dt.KIND[xdt] == "u":
             return _dt.uint64
         return xdt
-    if not isinstance(dtype, _dt.DType):
-        raise TypeError(f"{func}: 'dtype' must be a flexarray dtype or None, got {dtype!r}")
+    dtype = _dt.normalize(dtype, func)
     if not _dt.is_numeric(dtype):
         raise TypeError(f"{func}: 'dtype' must be a numeric dtype, got {dtype}")
-    if _KIND_RANK[dtype.kind] < _KIND_RANK[xdt.kind]:
+    if _KIND_RANK[_dt.KIND[dtype]] < _KIND_RANK[_dt.KIND[xdt]]:
         raise TypeError(f"{func}: cannot accumulate {xdt} values in dtype={dtype} (it would "
                         f"drop data); allowed: a dtype of the same or a wider kind")
     return dtype
@@ -72,20 +71,20 @@ def cast_result(r, dt) -> np.ndarray:
     """A fresh NumPy result ``r`` as NumPy dtype of flexarray dtype ``dt`` (no copy when it
     already is). Rounding to a half may overflow to inf: that is the IEEE result, unwarned."""
     r = np.asarray(r)
-    if r.dtype == dt.np:
+    if r.dtype == dt:
         return r
     with np.errstate(all="ignore"):
-        return r.astype(dt.np)
+        return r.astype(dt)
 
 
 def _compute_np(dt):
     """The NumPy dtype arithmetic runs in for a result of dtype ``dt``."""
-    return _F32 if dt in _dt.HALF else dt.np
+    return _F32 if dt in _dt.HALF else dt
 
 
 def _check_numeric(func, x, allow_bool=True):
     d = x._dtype
-    if not (_dt.is_numeric(d) or (allow_bool and d.kind == "b")):
+    if not (_dt.is_numeric(d) or (allow_bool and _dt.KIND[d] == "b")):
         raise TypeError(f"{func}: 'x' must have a numeric dtype, got {d}")
 
 
@@ -156,7 +155,7 @@ def prod(x, /, *, axis=None, dtype=None, keepdims=False):
 def _extremum(func, x, axis, keepdims):
     axes = _reduction_axes(func, x, axis, keepdims)
     d = x._dtype
-    if d.kind == "c":
+    if _dt.KIND[d] == "c":
         raise TypeError(f"{func}: complex numbers have no order; 'x' must have a real "
                         f"numeric or bool dtype, got {d}")
     a = x._arr
@@ -188,9 +187,9 @@ def min(x, /, *, axis=None, keepdims=False):
 
 def _float_result(func, x, allow_complex):
     d = x._dtype
-    if d.kind in "biu":
+    if _dt.KIND[d] in "biu":
         return _dt.default_float
-    if d.kind == "c" and not allow_complex:
+    if _dt.KIND[d] == "c" and not allow_complex:
         raise TypeError(f"{func}: 'x' must have a real floating-point dtype, got {d}")
     return d
 
@@ -203,8 +202,8 @@ def mean(x, /, *, axis=None, keepdims=False):
     a = x._arr
     n = _count(a.shape, axes)
     if n == 0:
-        nan = complex(math.nan, math.nan) if out_dt.kind == "c" else math.nan
-        return wrap(np.full(_out_shape(a.shape, axes, keepdims), nan, out_dt.np))
+        nan = complex(math.nan, math.nan) if _dt.KIND[out_dt] == "c" else math.nan
+        return wrap(np.full(_out_shape(a.shape, axes, keepdims), nan, out_dt))
     acc = _compute_np(out_dt)
     s = reduce_np("sum", a, axes, acc, keepdims)
     with np.errstate(all="ignore"):
@@ -226,7 +225,7 @@ def _variance(func, x, axis, correction, keepdims):
     out_dt = _float_result(func, x, allow_complex=False)
     a = x._arr
     if _count(a.shape, axes) - correction <= 0:  # the standard: NaN, not inf or an error
-        return wrap(np.full(_out_shape(a.shape, axes, keepdims), math.nan, out_dt.np))
+        return wrap(np.full(_out_shape(a.shape, axes, keepdims), math.nan, out_dt))
     with np.errstate(all="ignore"):
         r = np.var(a, axis=axes, dtype=_compute_np(out_dt), ddof=correction,
                    keepdims=keepdims)

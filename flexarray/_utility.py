@@ -75,12 +75,12 @@ def diff(x, /, n=1, axis=-1, prepend=None, append=None):
     dt = _dt.result_type(*operands)
     parts = [x._arr]
     if prepend is not None:
-        parts.insert(0, _edge(prepend, "prepend", x, ax, dt.np))
+        parts.insert(0, _edge(prepend, "prepend", x, ax, dt))
     if append is not None:
-        parts.append(_edge(append, "append", x, ax, dt.np))
-    a = np.concatenate(parts, axis=ax, dtype=dt.np) if len(parts) > 1 else x._arr
+        parts.append(_edge(append, "append", x, ax, dt))
+    a = np.concatenate(parts, axis=ax, dtype=dt) if len(parts) > 1 else x._arr
     if n == 0:
-        return wrap(np.array(a, dtype=dt.np))
+        return wrap(np.array(a, dtype=dt))
     if dt in _dt.HALF:
         a = a.astype(_F32)
     with np.errstate(all="ignore"):

@@ -256,9 +256,9 @@ def _freq_args(func, n, d, dtype, device):
     check_device(device, func)
     if dtype is None:
         dtype = _dt.default_float
-    elif not isinstance(dtype, _dt.DType) or not _dt.is_real_floating(dtype):
-        raise ValueError(f"{func}: dtype must be a real floating-point dtype "
-                         f"(flexarray.float32 or flexarray.float64), got {dtype!r}")
+    elif (dtype := _dt.normalize(dtype, func)) not in (_dt.float32, _dt.float64):
+        raise ValueError(f"{func}: 'dtype' must be a real floating-point dtype "
+                         f"(float32 or float64), got {dtype}")
     if isinstance(d, bool) or not isinstance(d, (int, float, np.integer, np.floating)):
         raise TypeError(f"{func}: the sample spacing d must be a real number, got "
                         f"{type(d).__name__}")
@@ -269,13 +269,13 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype=None, device=None) -> Array:
     """Sample frequencies of a length-n FFT: [0, 1, ..., -2, -1] / (d*n)."""
     n, d, dtype = _freq_args("fftfreq", n, d, dtype, device)
     k = np.concatenate([np.arange(0, (n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
-    return wrap((k / (n * d)).astype(dtype.np))
+    return wrap((k / (n * d)).astype(dtype))
 
 
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype=None, device=None) -> Array:
     """Sample frequencies of a length-n rfft: [0, 1, ..., n//2] / (d*n)."""
     n, d, dtype = _freq_args("rfftfreq", n, d, dtype, device)
-    return wrap((np.arange(0, n // 2 + 1) / (n * d)).astype(dtype.np))
+    return wrap((np.arange(0, n // 2 + 1) / (n * d)).astype(dtype))
 
 
 def _shift(func, x, axes, inverse):

@@ -262,7 +262,7 @@ def _rtol(func, rtol, dt, batch):
 def _default_rtol(a, dt):
     """``max(M, N) * eps`` of x's (real) dtype: float16 input uses float16's eps even
     though LAPACK runs in float32."""
-    return builtins.max(a.shape[-2:]) * float(ml_dtypes.finfo(_real(dt).np).eps)
+    return builtins.max(a.shape[-2:]) * float(ml_dtypes.finfo(_real(dt)).eps)
 
 
 def pinv(x, /, *, rtol=None):
@@ -306,7 +306,7 @@ def matrix_power(x, n, /):
         raise ValueError(f"matrix_power: 'x' must be a stack of square matrices, got shape "
                          f"{s}")
     if n == 0:
-        return wrap(np.broadcast_to(np.eye(s[-1], dtype=dt.np), s).copy())
+        return wrap(np.broadcast_to(np.eye(s[-1], dtype=dt), s).copy())
     if n == 1:
         return copy_of(x)  # the same values: an O(1) lazy copy
     cdt = _dt.float32 if dt in _dt.HALF else dt  # halves: float32 throughout, round once
@@ -447,7 +447,7 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     axes = normalize_axes(axis, x.ndim, "vector_norm")
     rdt = _real(x._dtype)
     with np.errstate(all="ignore"):
-        a = np.abs(as_compute(x._arr, rdt) if x._dtype.kind == "f" else x._arr)
+        a = np.abs(as_compute(x._arr, rdt) if _dt.KIND[x._dtype] == "f" else x._arr)
         r = _pnorm(a, axes, ord, keepdims)
     return _out(r, rdt)
 

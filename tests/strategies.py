@@ -28,12 +28,18 @@ shapes = st.lists(st.integers(0, 5), min_size=0, max_size=3).map(tuple)
 nonempty_shapes = st.lists(st.integers(1, 5), min_size=0, max_size=3).map(tuple)
 
 
+def std_kind(d):
+    """The standard's category of a flexarray dtype ('b', 'i', 'u', 'f', 'c'): NumPy's
+    ``kind``, except that ml_dtypes' bfloat16 (kind 'V') is a real float."""
+    return "f" if d == xp.bfloat16 else d.kind
+
+
 def np_values(np_dtype, shape, rng, special=True):
     """Random values of a dtype; floats include zeros, infinities and NaN when ``special``."""
     dt = np.dtype(np_dtype)
-    if dt.kind == "b":
+    if std_kind(dt) == "b":
         return rng.integers(0, 2, size=shape).astype(bool)
-    if dt.kind in "iu":
+    if std_kind(dt) in "iu":
         info = np.iinfo(dt)
         lo, hi = max(info.min, -100), min(info.max, 100)
         return rng.integers(lo, hi + 1, size=shape).astype(dt)
@@ -44,7 +50,7 @@ def np_values(np_dtype, shape, rng, special=True):
             v[mask] = rng.choice([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0],
                                  size=int(mask.sum()))
         return v
-    if dt.kind == "c":
+    if std_kind(dt) == "c":
         with np.errstate(invalid="ignore"):  # inf * 1j makes a NaN real part: intended
             return np.asarray(real() + 1j * real()).astype(dt)
     return np.asarray(real().astype(dt))
@@ -79,25 +85,25 @@ ALL_DTYPES = [xp.bool, xp.int8, xp.int16, xp.int32, xp.int64, xp.uint8, xp.uint1
               xp.complex128]
 REAL_DTYPES = [d for d in ALL_DTYPES if d not in (xp.complex64, xp.complex128)]
 NUMERIC_REAL = [d for d in REAL_DTYPES if d is not xp.bool]
-INT_DTYPES = [d for d in ALL_DTYPES if d.kind in "iu"]
+INT_DTYPES = [d for d in ALL_DTYPES if std_kind(d) in "iu"]
 
 
 def value_pool(dtype):
     """A few values of ``dtype`` that exercise ties, signed zeros, NaN, inf and extremes."""
-    k = dtype.kind
+    k = std_kind(dtype)
     if k == "b":
         vals = [False, True]
     elif k in "iu":
-        info = np.iinfo(dtype.np)
+        info = np.iinfo(dtype)
         return np.array(sorted({info.min, info.min + 1, 0, 1, 2, 3, info.max - 1, info.max}
-                               | ({-1, -2, -3} if k == "i" else set())), dtype.np)
+                               | ({-1, -2, -3} if k == "i" else set())), dtype)
     else:
-        big = float(ml_dtypes.finfo(dtype.np).max) if k == "f" else 3e38
+        big = float(ml_dtypes.finfo(dtype).max) if k == "f" else 3e38
         vals = [-math.inf, -big, -2.5, -1.0, -0.0, 0.0, 1.0, 2.5, big, math.inf, math.nan]
         if k == "c":
             vals = [complex(r, i) for r in (-1.0, -0.0, 0.0, 2.5, math.nan)
                     for i in (-1.0, 0.0, math.inf, math.nan)]
-    return np.asarray(vals).astype(dtype.np)
+    return np.asarray(vals).astype(dtype)
 
 
 LAYOUTS = ["contiguous", "stepped", "offset", "reversed", "transposed", "broadcast"]

@@ -86,7 +86,7 @@ def test_indexing_errors():
         x[::0]
     with pytest.raises(TypeError, match="cannot store a Python complex"):
         x[0] = 1j
-    with pytest.raises(TypeError, match="cannot store flexarray.complex128"):
+    with pytest.raises(TypeError, match="cannot store complex128"):
         x[0] = xp.asarray([1j, 2j, 3j, 4j])
 
 

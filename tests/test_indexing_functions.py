@@ -14,10 +14,10 @@ from strategies import INT_DTYPES, arrays, assert_bits, fx
 def index_arrays(draw, n, shape):
     """(flexarray indices, NumPy indices) in ``[-n, n)`` of a random integer dtype/layout."""
     def pool(d):
-        info = np.iinfo(d.np)
+        info = np.iinfo(d)
         if n == 0:
-            return np.zeros(1, d.np)
-        return np.arange(max(-n, info.min), n, dtype=np.int64).astype(d.np)
+            return np.zeros(1, d)
+        return np.arange(max(-n, info.min), n, dtype=np.int64).astype(d)
     return draw(arrays(dtypes=INT_DTYPES, shape=shape, pool=pool))
 
 
@@ -142,9 +142,9 @@ BAD = [
     (lambda: xp.take(x23, i2), ValueError, r"take: 'axis' is required for an array of 2 "
      r"dimensions \(shape \(2, 3\)\); it may be omitted only for 1-D arrays"),
     (lambda: xp.take(x23, fx(np.array([0.0])), axis=0), TypeError, r"take: 'indices' must have "
-     r"an integer dtype, got flexarray.float64"),
+     r"an integer dtype, got float64"),
     (lambda: xp.take(x23, fx(np.array([True])), axis=0), TypeError, r"take: 'indices' must have "
-     r"an integer dtype, got flexarray.bool"),
+     r"an integer dtype, got bool"),
     (lambda: xp.take(x23, fx(np.zeros((1, 1), np.int64))), ValueError, r"take: 'indices' must "
      r"be 1-D, got shape \(1, 1\)"),
     (lambda: xp.take(x23, [0, 1], axis=0), TypeError, r"take: 'indices' must be a flexarray "

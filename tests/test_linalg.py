@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import flexarray as xp
-from strategies import assert_shares, fx, to_np
+from strategies import std_kind, assert_shares, fx, to_np
 from test_statistical import assert_close, assert_exact, eps, wide
 
 la = xp.linalg
@@ -52,14 +52,14 @@ def matrices(draw, dtypes=FLOATS, square=True, kind="general", min_n=0, max_n=4)
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     shape = batch + (m, n)
     v = rng.standard_normal(shape)
-    if dtype.kind == "c":
+    if std_kind(dtype) == "c":
         v = v + 1j * rng.standard_normal(shape)
     if kind in ("hpd", "hermitian"):
         v = v @ np.conj(np.swapaxes(v, -1, -2)) if kind == "hpd" else v + np.conj(
             np.swapaxes(v, -1, -2))
     if kind in ("dominant", "hpd"):
         v = v + 2 * max(m, 1) * np.eye(m)
-    v = v.astype(dtype.np)
+    v = v.astype(dtype)
     return draw(in_layout(v)), v
 
 
@@ -103,7 +103,7 @@ def test_solve(data):
         bshape = a.shape[:-2] + (m, data.draw(st.integers(1, 3)))
     else:
         bshape = (2, 1) + (1,) * max(a.ndim - 2 - 1, 0) + (m, 2)
-    b = rng.standard_normal(bshape).astype(x1.dtype.np)
+    b = rng.standard_normal(bshape).astype(x1.dtype)
     x2 = data.draw(in_layout(b))
     r = la.solve(x1, x2)
     wa, wb = wide(a), wide(b)
@@ -217,7 +217,7 @@ def test_matrix_rank_and_pinv(data):
     batch = tuple(data.draw(st.lists(st.integers(1, 2), max_size=1)))
     b = rng.standard_normal(batch + (m, rank))
     c = rng.standard_normal(batch + (rank, n))
-    v = (b @ c).astype(dt.np)
+    v = (b @ c).astype(dt)
     x = data.draw(in_layout(v))
     r = la.matrix_rank(x)
     assert r.dtype == xp.int64 and r.shape == batch
@@ -244,13 +244,13 @@ def test_matrix_power(data):
     dts = FLOATS + [xp.int32, xp.int64, xp.uint8]
     dt = data.draw(st.sampled_from(dts))
     x, v = data.draw(matrices(dtypes=[xp.float64], kind="dominant", max_n=3))
-    v = (np.round(v) if dt.kind in "iu" else v / 4).astype(dt.np)
+    v = (np.round(v) if std_kind(dt) in "iu" else v / 4).astype(dt)
     x = data.draw(in_layout(v))
-    k = data.draw(st.integers(-3 if dt.kind in "fc" else 0, 6))
+    k = data.draw(st.integers(-3 if std_kind(dt) in "fc" else 0, 6))
     r = la.matrix_power(x, k)
     n = v.shape[-1]
-    if dt.kind in "iu":
-        ref = np.broadcast_to(np.eye(n, dtype=dt.np), v.shape).copy()
+    if std_kind(dt) in "iu":
+        ref = np.broadcast_to(np.eye(n, dtype=dt), v.shape).copy()
         for _ in range(k):
             ref = np.matmul(ref, v)
         assert_exact(r, ref, dt)
@@ -279,12 +279,12 @@ def test_cross_outer(data):
     s2[axis] = 3
 
     def values(shape):
-        v = rng.integers(0, 10, shape) if dt.kind in "iu" else rng.standard_normal(shape)
-        return v.astype(dt.np)
+        v = rng.integers(0, 10, shape) if std_kind(dt) in "iu" else rng.standard_normal(shape)
+        return v.astype(dt)
     a, b = values(tuple(s1)), values(tuple(s2))
     x1, x2 = data.draw(in_layout(a)), data.draw(in_layout(b))
     r = la.cross(x1, x2, axis=axis)
-    if dt.kind in "iu":
+    if std_kind(dt) in "iu":
         assert_exact(r, np.cross(a, b, axis=axis), dt)
     else:
         wa, wb = wide(a), wide(b)
@@ -292,7 +292,7 @@ def test_cross_outer(data):
         assert_close(r, np.cross(wa, wb, axis=axis), tol(dt, 2, scale), dt)
     u, w = values((data.draw(st.integers(0, 4)),)), values((data.draw(st.integers(0, 4)),))
     o = la.outer(data.draw(in_layout(u)), data.draw(in_layout(w)))
-    if dt.kind in "iu":
+    if std_kind(dt) in "iu":
         assert_exact(o, np.outer(u, w), dt)
     else:
         ref = np.outer(wide(u), wide(w))
@@ -305,18 +305,18 @@ def test_diagonal_trace(data):
     dt = data.draw(st.sampled_from([xp.int8, xp.uint16, xp.int64, xp.float32, xp.complex64,
                                     xp.float16, xp.bool]))
     x, v = data.draw(matrices(dtypes=[xp.float64], square=False))
-    v = (np.round(v * 3) if dt.kind in "biu" else v).astype(dt.np)
+    v = (np.round(v * 3) if std_kind(dt) in "biu" else v).astype(dt)
     x = data.draw(in_layout(v))
     off = data.draw(st.integers(-4, 4))
     d = la.diagonal(x, offset=off)
     assert_exact(d, np.diagonal(v, off, -2, -1), dt)
     assert_shares(d, x)
-    if dt.kind == "b":
+    if std_kind(dt) == "b":
         return
     t = la.trace(x, offset=off)
-    out = {"i": xp.int64, "u": xp.uint64}.get(dt.kind, dt)
-    if out.kind in "iu":
-        assert_exact(t, np.trace(v, off, -2, -1, dtype=out.np), out)
+    out = {"i": xp.int64, "u": xp.uint64}.get(std_kind(dt), dt)
+    if std_kind(out) in "iu":
+        assert_exact(t, np.trace(v, off, -2, -1, dtype=out), out)
     else:
         ref = np.trace(wide(v), off, -2, -1)
         assert_close(t, ref, tol(dt, 4, np.trace(np.abs(wide(v)), off, -2, -1)), dt)
@@ -353,10 +353,10 @@ def test_vector_norm(data):
 
 @pytest.mark.parametrize("dt", [xp.float32, xp.float64, xp.bfloat16])
 def test_vector_norm_no_overflow_or_underflow(dt):
-    info = np.finfo(np.float32 if dt is xp.bfloat16 else dt.np)
+    info = np.finfo(np.float32 if dt is xp.bfloat16 else dt)
     big, tiny = float(info.max) / 4, float(info.smallest_normal) * 4
     for scale in (big, tiny):
-        v = np.array([scale, scale, -scale, 0.0]).astype(dt.np)
+        v = np.array([scale, scale, -scale, 0.0]).astype(dt)
         got = float(la.vector_norm(fx(v)))
         ref = math.sqrt(3) * float(v[0])
         assert abs(got - ref) <= 4 * eps(dt) * ref, (got, ref)
@@ -423,7 +423,7 @@ def test_bad_input():
                                              rf"matrices, got shape \(2, 3\) \(2x3\)"):
             f(rect)
         with pytest.raises(TypeError, match=rf"{name}: 'x' must have a floating-point dtype, "
-                                            rf"got flexarray.int32"):
+                                            rf"got int32"):
             f(i)
     for f in (la.qr, la.svd, la.svdvals, la.pinv, la.matrix_rank, la.matrix_norm):
         with pytest.raises(ValueError, match=rf"{f.__name__}: 'x' must have at least 2 "

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import flexarray as xp
-from strategies import ALL_DTYPES, arrays, assert_shares, fx, to_np
+from strategies import std_kind, ALL_DTYPES, arrays, assert_shares, fx, to_np
 from test_statistical import assert_close, assert_exact, eps, moderate_pool, wide
 
 NUMERIC = [d for d in ALL_DTYPES if d is not xp.bool]
@@ -33,8 +33,8 @@ def matmul_shapes(draw):
 
 def check_product(r, a, b, dt, reference):
     """``r`` equals ``reference(a, b)`` exactly (integers) or within the error bound."""
-    if dt.kind in "iu":
-        assert_exact(r, reference(a.astype(dt.np), b.astype(dt.np)), dt)
+    if std_kind(dt) in "iu":
+        assert_exact(r, reference(a.astype(dt), b.astype(dt)), dt)
         return
     wa, wb = wide(a), wide(b)
     with np.errstate(all="ignore"):
@@ -59,17 +59,17 @@ def test_matmul_against_numpy(data):
 @pytest.mark.parametrize("dtype", [xp.int32, xp.int64, xp.uint32, xp.uint64, xp.int8])
 def test_integer_matmul_wraps_like_numpy(dtype):
     """Magnitudes where float64 is not exact, and sums that overflow the dtype."""
-    info = np.iinfo(dtype.np)
+    info = np.iinfo(dtype)
     rng = np.random.default_rng(0)
-    a = rng.integers(info.min // 2, info.max // 2, (3, 5, 7), dtype=dtype.np, endpoint=True)
-    b = rng.integers(info.min // 2, info.max // 2, (7, 4), dtype=dtype.np, endpoint=True)
+    a = rng.integers(info.min // 2, info.max // 2, (3, 5, 7), dtype=dtype, endpoint=True)
+    b = rng.integers(info.min // 2, info.max // 2, (7, 4), dtype=dtype, endpoint=True)
     assert_exact(xp.matmul(fx(a), fx(b)), np.matmul(a, b), dtype)
     # at the edge of the exact-float64 bound: K * max|a| * max|b| just below / at 2**53
     for k, va in ((1, 2 ** 26), (2, 2 ** 26), (4, 2 ** 25 + 1)):
         if va > info.max:
             continue
-        a = np.full((2, k), va, dtype.np)
-        b = np.full((k, 3), min(2 ** 26, info.max), dtype.np)
+        a = np.full((2, k), va, dtype)
+        b = np.full((k, 3), min(2 ** 26, info.max), dtype)
         a[0, 0] -= 1
         assert_exact(xp.matmul(fx(a), fx(b)), np.matmul(a, b), dtype)
 
@@ -79,12 +79,12 @@ def test_integer_matmul_wraps_like_numpy(dtype):
                          ids=["small", "kernel-sized"])
 def test_half_matmul_rounds_once(half, shapes):
     rng = np.random.default_rng(1)
-    a = rng.standard_normal(shapes[0]).astype(half.np)
-    b = rng.standard_normal(shapes[1]).astype(half.np)
+    a = rng.standard_normal(shapes[0]).astype(half)
+    b = rng.standard_normal(shapes[1]).astype(half)
     wa, wb = a.astype(np.float64), b.astype(np.float64)
     exact = wa @ wb
     got = to_np(xp.matmul(fx(a), fx(b)))
-    assert got.dtype == half.np
+    assert got.dtype == half
     # one rounding to the half dtype (one ulp of it: 2**(exponent - mantissa bits)) after
     # a float32 accumulation (K * eps32 * sum |a||b|)
     mant = 10 if half is xp.float16 else 7
@@ -93,7 +93,7 @@ def test_half_matmul_rounds_once(half, shapes):
     acc = k * 2.0 ** -23 * (np.abs(wa) @ np.abs(wb))
     diff = np.abs(got.astype(np.float64) - exact)
     assert np.all(diff <= ulp + acc), (got, exact)
-    assert np.mean(got == exact.astype(half.np)) > 0.95  # nearly always the rounded value
+    assert np.mean(got == exact.astype(half)) > 0.95  # nearly always the rounded value
 
 
 def test_matrix_transpose_is_a_view():

@@ -102,8 +102,9 @@ def test_signatures_match_torch():
 
 
 def test_concurrent_calls_from_threads():
-    """Two Python threads running large (worker-parallel) nn calls at once get the same
-    results as one at a time, and BLAS gets its thread count back afterwards."""
+    """Two Python threads running large (worker-parallel) nn calls at once get the
+    results of one at a time (up to BLAS summation order), and BLAS gets its thread count
+    back afterwards."""
     import threading
     import flexarray.nn as nn
     rng = np.random.default_rng(0)
@@ -132,7 +133,9 @@ def test_concurrent_calls_from_threads():
         t.join()
     assert not errors, errors
     for i, e in enumerate(expected):
-        np.testing.assert_array_equal(results[i], e)
+        # OpenBLAS may split a GEMM differently when two callers share the cores (its
+        # thread count per call changes the summation order): float32 rounding apart
+        np.testing.assert_allclose(results[i], e, rtol=2e-5, atol=1e-5)
     assert [i["num_threads"] for i in threadpoolctl.threadpool_info()] == before
 
 

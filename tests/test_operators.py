@@ -81,3 +81,61 @@ def test_what_the_standard_refuses_numpy_still_computes():
     assert isinstance(r, xp.Array)
     np.testing.assert_array_equal(to_np(r), np.add(np.array([True, False, True]),
                                                    np.array([True, False, True])))
+
+
+# --- NumPy's function protocol (NEP 18) -----------------------------------------------------
+
+def test_numpy_functions_the_standard_has_run_flexarray_and_return_flexarray():
+    x = fx(V)
+    for call, ref in ((lambda a: np.sum(a, axis=0), V.sum(axis=0)),
+                      (lambda a: np.concatenate([a, a], axis=0), np.concatenate([V, V])),
+                      (lambda a: np.where(a > 0, a, 0.0), np.where(V > 0, V, 0.0)),
+                      (lambda a: np.mean(a), V.mean()),
+                      (lambda a: np.sort(a, axis=1), np.sort(V, axis=1)),
+                      (lambda a: np.clip(a, -1, 1), np.clip(V, -1, 1))):
+        r = call(x)
+        assert isinstance(r, xp.Array)
+        np.testing.assert_allclose(to_np(r), ref, rtol=1e-15)
+
+
+def test_other_numpy_functions_run_numpy_on_the_memory():
+    x = fx(V)
+    for call in (lambda a: np.nanmean(a, axis=1), lambda a: np.std(a, ddof=1),
+                 lambda a: np.sum(a, 0), lambda a: np.einsum("ij->j", a),
+                 lambda a: np.isclose(a, a), lambda a: np.cumsum(a, axis=1)):
+        r = call(x)
+        assert isinstance(r, xp.Array)
+        np.testing.assert_allclose(to_np(r), call(V), rtol=1e-15)
+    assert np.allclose(x, x) is True
+    idx = np.where(x > 0)  # one argument: nonzero
+    assert all(isinstance(i, xp.Array) for i in idx)
+    np.testing.assert_array_equal([to_np(i) for i in idx], np.where(V > 0))
+
+
+def test_numpy_views_of_flexarray_arrays_share_as_views():
+    x = fx(V)
+    r = np.ravel(x)  # NumPy gives a view: so does flexarray (the same family)
+    r[0] = 100.0
+    assert float(x[0, 0]) == 100.0
+    z = xp.asarray([1 + 2j, 3 - 1j])
+    re = np.real(z)
+    assert re.dtype == xp.float64
+    re[1] = -5.0
+    np.testing.assert_array_equal(to_np(z), [1 + 2j, -5 - 1j])
+    c = xp.asarray(x, copy=True)  # a lazy copy; writing through the NumPy view moves it
+    np.ravel(x)[1] = 7.0
+    assert float(c[0, 1]) == V[0, 1] and float(x[0, 1]) == 7.0
+
+
+def test_numpy_functions_that_write_write_through():
+    d = xp.zeros(3)
+    view = d[::-1]
+    np.copyto(view, xp.asarray([1.0, 2.0, 3.0]))
+    np.testing.assert_array_equal(to_np(d), [3.0, 2.0, 1.0])
+    m = xp.zeros((3, 3))
+    np.fill_diagonal(m, 5.0)
+    np.testing.assert_array_equal(to_np(m), np.diag([5.0] * 3))
+    o = xp.zeros(3)
+    r = np.sum(fx(V), axis=0, out=o)
+    assert r is o
+    np.testing.assert_allclose(to_np(o), V.sum(axis=0))

@@ -39,8 +39,8 @@ def to_compute(a, cdt, contiguous=True):
 
 def finish(nd, result):
     """Wrap a fresh compute-dtype result as an Array of dtype ``result`` (rounded once)."""
-    if nd.dtype != result.np:
-        nd = nd.astype(result.np)
+    if nd.dtype != result:
+        nd = nd.astype(result)
     return wrap(nd)
 
 
