@@ -256,9 +256,13 @@ class Array:
     # --- conversion to Python scalars ------------------------------------------------------
 
     def _scalar(self, what):
-        if self._arr.ndim != 0:
-            raise TypeError(f"{what}() needs a 0-d array, got shape {self.shape}")
-        return self._arr[()]
+        a = self._arr
+        if a.ndim != 0:
+            if a.size != 1:  # one element of any shape converts, as in NumPy and torch
+                raise TypeError(f"{what}() needs a 0-d array or a single element, got "
+                                f"shape {self.shape}")
+            return a.reshape(-1)[0]
+        return a[()]
 
     def __bool__(self):
         return bool(self._scalar("bool"))
@@ -280,6 +284,8 @@ class Array:
     def __index__(self):
         if _dt.KIND[self._dtype] not in "iu":
             raise TypeError(f"only integer arrays can be used as an index, got {self._dtype}")
+        if self._arr.ndim != 0:  # NumPy: only 0-d (scalar) arrays are indices
+            raise TypeError(f"__index__() needs a 0-d array, got shape {self.shape}")
         return int(self._scalar("__index__"))
 
     # --- protocols -------------------------------------------------------------------------
@@ -362,6 +368,7 @@ _UNIQUE_REFS = _refs_of_unique_buffer()
 def _read_only_message(x) -> str:
     what = ("read-only memory shared with another library" if x._buf.pinned and
             0 not in x._arr.strides else
-            "a view whose elements overlap (broadcast_to, meshgrid, nn.unfold windows)")
+            "a read-only view, as NumPy's (broadcast_to, meshgrid, nn.unfold windows: "
+            "elements that overlap; diagonal, diag)")
     return (f"assignment destination is read-only: the array is {what}; write to a copy "
             f"(asarray(x, copy=True)) instead")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import builtins
 import math
 import operator
+import reprlib
 
 import numpy as np
 
@@ -14,7 +15,9 @@ from ._device import check_device
 
 __all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full",
            "full_like", "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros",
-           "zeros_like"]
+           "zeros_like",
+           # extensions beyond the standard, with NumPy's names and signatures
+           "diag", "logspace"]
 
 _SCALARS = (builtins.bool, int, float, complex)
 
@@ -129,8 +132,9 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
                                                max(obj) <= _INT64_MAX):
             return wrap(np.array(obj, _FLAT[t]))
     if not isinstance(obj, _SCALARS + (list, tuple, np.generic)):
-        raise TypeError(f"asarray: cannot convert {type(obj).__name__} to an array; expected "
-                        f"an array, a Python scalar or a nested sequence of them")
+        raise TypeError(f"asarray: Unsupported input of type {type(obj).__name__} "
+                        f"({reprlib.repr(obj)}); expected an array, a Python scalar or a "
+                        f"nested sequence of them")
     if dtype is None:
         dtype = _infer_dtype(obj) if not isinstance(obj, np.generic) else _dt.from_np(obj.dtype)
     if isinstance(obj, (list, tuple)):
@@ -301,8 +305,8 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     if dtype is None:
         dtype = (_dt.default_int if all(type(v) is int for v in (start, stop, step))
                  else _dt.default_float)
-    if _dt.KIND[dtype] not in "iuf":
-        raise TypeError(f"arange: 'dtype' must be a real numeric dtype, got {dtype}")
+    if _dt.KIND[dtype] not in "iufc":
+        raise TypeError(f"arange: 'dtype' must be a numeric dtype, got {dtype}")
     n = builtins.max(math.ceil((stop - start) / step), 0)
     if _dt.KIND[dtype] in "iu" and all(type(v) is int for v in (start, stop, step)):
         n = builtins.max(-((start - stop) // step), 0)
@@ -342,6 +346,34 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     wide = np.complex128 if _dt.KIND[dtype] == "c" else np.float64
     r = np.linspace(start, stop, num, endpoint=endpoint, dtype=wide)
     return wrap(r.astype(dtype))
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, *, device=None):
+    """Extension (NumPy's ``logspace``): ``base ** linspace(start, stop, num)``."""
+    dtype = _check_dtype(dtype, "logspace")
+    check_device(device, "logspace")
+    base = _number(base, "logspace", "base", (int, float))
+    exponents = linspace(start, stop, num, endpoint=endpoint,
+                         dtype=None if dtype is None or _dt.KIND[dtype] != "c" else dtype)
+    with np.errstate(all="ignore"):
+        r = np.power(float(base), exponents._arr)
+    return wrap(r if dtype is None else r.astype(dtype))
+
+
+def diag(v, /, k=0):
+    """Extension (NumPy's ``diag``): a 1-D ``v`` placed on the ``k``-th diagonal of a new
+    square 2-D array, or the ``k``-th diagonal of a 2-D ``v`` as a read-only view (NumPy's
+    rule: write to ``linalg.diagonal``'s copy instead)."""
+    from ._array import view_of
+    if not isinstance(v, Array):
+        raise TypeError(f"diag: 'v' must be a flexarray array, got {type(v).__name__}")
+    if isinstance(k, builtins.bool) or not isinstance(k, int):
+        raise TypeError(f"diag: 'k' must be an int, got {k!r}")
+    if v.ndim == 1:
+        return wrap(np.diag(v._arr, k))
+    if v.ndim == 2:
+        return view_of(v, np.diagonal(v._arr, k), overlapping=True)
+    raise ValueError(f"diag: 'v' must be 1-D or 2-D, got shape {v.shape}")
 
 
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):

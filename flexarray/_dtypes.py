@@ -306,8 +306,8 @@ def result_type(*arrays_and_dtypes):
             raise TypeError(f"result_type: 'arrays_and_dtypes' must be arrays, dtypes or "
                             f"Python scalars (bool, int, float, complex), got {what}")
     if not dtypes:
-        raise ValueError("result_type: at least one array or dtype is required "
-                         "(Python scalars alone have no dtype)")
+        raise ValueError("result_type: at least one array or dtype is required; "
+                         "Python scalars alone have no dtype")
     r = dtypes[0]
     for d in dtypes[1:]:
         r = promote(r, d)

@@ -78,7 +78,7 @@ UNARY = {
 }
 
 BINARY = {
-    "add": (np.add, "numeric", "same"),
+    "add": (np.add, "numeric or boolean", "same"),  # bools: logical or (NumPy, torch)
     "atan2": (np.arctan2, "real floating", "same"),
     "bitwise_and": (np.bitwise_and, "integer or boolean", "same"),
     "bitwise_left_shift": (_special.left_shift, "integer", "same"),
@@ -100,7 +100,7 @@ BINARY = {
     "logical_xor": (np.logical_xor, "numeric or boolean", "bool"),
     "maximum": (np.maximum, "real numeric", "same"),
     "minimum": (np.minimum, "real numeric", "same"),
-    "multiply": (np.multiply, "numeric", "same"),
+    "multiply": (np.multiply, "numeric or boolean", "same"),  # bools: logical and
     "nextafter": (np.nextafter, "real floating", "same"),
     "not_equal": (np.not_equal, "any", "bool"),
     "pow": (_special.pow, "numeric", "same"),
@@ -332,14 +332,22 @@ def apply_inplace(name, x, other):
     a1, a2, dt = _operands(name, x, other)
     _check_category(name, cat, dt, "x1' and 'x2")
     rdt = _dt.default_float if result == "float" and _dt.KIND[dt] in "biu" else dt
-    if rdt is not x._dtype:
-        raise TypeError(f"{name} in place would change the dtype of x from {x._dtype} to "
-                        f"{rdt}; in-place operators keep the left operand's dtype")
     if type(other) is Array and other._arr.shape != x._arr.shape:
         shape = np.broadcast_shapes(x._arr.shape, other._arr.shape)
         if shape != x._arr.shape:
             raise ValueError(f"{name} in place: the result shape {shape} differs from x's "
                              f"shape {x._arr.shape}")
+    if rdt is not x._dtype:
+        # x keeps its dtype; a wider result of the same kind is cast back into it, as
+        # NumPy and torch do (int32 += int64, float32 += float64); a change of kind raises
+        if _dt.KIND[rdt] != _dt.KIND[x._dtype] or rdt.itemsize < x._dtype.itemsize:
+            raise TypeError(f"{name} in place would change the kind of x's dtype from "
+                            f"{x._dtype} to {rdt}; in-place operators keep the left "
+                            f"operand's dtype")
+        r = _compute(name, func, (a1, a2), dt)
+        with np.errstate(all="ignore"):
+            x._writable()[...] = r
+        return
     out = x._writable()  # (x's memory may have moved: read both operands anew)
     if type(other) is Array:
         a2 = other._arr

@@ -232,8 +232,9 @@ _NOT_GIVEN = object()
 def where(condition, x1=_NOT_GIVEN, x2=_NOT_GIVEN, /):
     """Elements of ``x1`` where the bool array ``condition`` is True, of ``x2`` elsewhere.
 
-    ``x1`` and ``x2`` may be Python scalars (not both); the three broadcast together and
-    the result has the promoted dtype of ``x1`` and ``x2``. ``where(condition)`` alone is
+    ``x1`` and ``x2`` may be Python scalars; the three broadcast together and the result
+    has the promoted dtype of ``x1`` and ``x2`` (two scalars: the default dtype of the wider
+    kind, as NumPy and torch give). ``where(condition)`` alone is
     ``nonzero(condition)``, as in NumPy and torch (scikit-learn calls it so).
     """
     check_array(condition, "where", "condition")
@@ -249,10 +250,11 @@ def where(condition, x1=_NOT_GIVEN, x2=_NOT_GIVEN, /):
         if not isinstance(v, (Array,) + scalars):
             raise TypeError(f"where: '{name}' must be a flexarray array or a Python scalar, "
                             f"got {type(v).__name__}")
-    if not (isinstance(x1, Array) or isinstance(x2, Array)):
-        raise TypeError("where: at least one of 'x1', 'x2' must be a flexarray array (got two "
-                        "Python scalars)")
-    dt = _dt.result_type(x1, x2)
+    if isinstance(x1, Array) or isinstance(x2, Array):
+        dt = _dt.result_type(x1, x2)
+    else:  # two scalars (the standard asks for an array; NumPy and torch take them):
+        # the wider kind's default dtype, as NumPy's result for two Python scalars
+        dt = _dt.promote(_dt.scalar_dtype(x1), _dt.scalar_dtype(x2))
     shapes = [condition.shape] + [v.shape for v in (x1, x2) if isinstance(v, Array)]
     broadcast_shape_of(shapes, "where", "'condition', 'x1' and 'x2' of shapes")
     a1, a2 = _where_operand(x1, dt, "x1"), _where_operand(x2, dt, "x2")

@@ -366,7 +366,7 @@ def outer(x1, x2, /):
 
 def diagonal(x, /, *, offset=0):
     """The ``offset``-th diagonal of each matrix (last axis of the result): a zero-copy
-    view of ``x`` (writes to it copy first, as every view does)."""
+    view of ``x``, read-only as NumPy's ``diagonal`` (write to a copy of it instead)."""
     check_array(x, "diagonal")
     offset = _check_int(offset, "diagonal", "offset")
     if x.ndim < 2:

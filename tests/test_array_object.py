@@ -106,7 +106,7 @@ def test_operators_forward_reflected_inplace(op, dtype):
     np.testing.assert_array_equal(to_np(f(x, 2)), f(a, a.dtype.type(2)))
     np.testing.assert_array_equal(to_np(f(3, x)), f(a.dtype.type(3), a))
     if op == "truediv" and dtype == "int32":
-        with pytest.raises(TypeError, match="in place would change the dtype"):
+        with pytest.raises(TypeError, match="in place would change the kind of x.s dtype"):
             x /= y
         return
     z = xp.asarray(a.copy())
@@ -242,3 +242,41 @@ def test_format_of_0d_arrays():
     assert f"{xp.asarray([1, 2])}" == str(xp.asarray([1, 2]))
     with pytest.raises(TypeError, match="format spec"):
         f"{xp.asarray([1.0, 2.0]):.2f}"
+
+
+@pytest.mark.parametrize("shape", [(1,), (1, 1), (1, 1, 1)])
+def test_single_element_arrays_convert_to_python_scalars(shape):
+    """As NumPy and torch: bool/int/float/complex of one element of any shape."""
+    a = np.full(shape, 2.5)
+    x = xp.asarray(a)
+    assert (bool(x), int(x), float(x), complex(x)) == (True, 2, 2.5, 2.5 + 0j)
+    with pytest.raises(TypeError, match="needs a 0-d array"):
+        operator.index(xp.asarray(np.ones(shape, np.int64)))  # NumPy: 0-d only
+    with pytest.raises(TypeError, match="single element"):
+        bool(xp.asarray([1.0, 2.0]))
+
+
+@pytest.mark.parametrize("left,right", [("int32", "int64"), ("int8", "int16"),
+                                        ("float32", "float64"), ("uint8", "uint16"),
+                                        ("complex64", "complex128")])
+@pytest.mark.parametrize("op", ["iadd", "isub", "imul"])
+def test_inplace_with_a_wider_operand_of_the_same_kind_casts_back(left, right, op):
+    """NumPy and torch: ``int32 += int64`` keeps int32 (wrapping as NumPy wraps)."""
+    a = np.array([1, 100, 120], dtype=left)
+    b = np.array([3, 200, 2**12 if right != "int16" else 300], dtype=right)
+    x = xp.asarray(a.copy())
+    view = x[1:]
+    with np.errstate(all="ignore"):
+        getattr(operator, op)(a, b)
+    getattr(operator, op)(x, xp.asarray(b))
+    assert x.dtype == xp.asarray(a).dtype
+    np.testing.assert_array_equal(to_np(x), a)
+    np.testing.assert_array_equal(to_np(view), a[1:])  # written in place, views see it
+
+
+def test_inplace_change_of_kind_raises():
+    x = xp.asarray([1, 2])
+    with pytest.raises(TypeError, match="would change the kind"):
+        x += xp.asarray([0.5, 1.5])
+    with pytest.raises(TypeError, match="would change the kind"):
+        x /= 2

@@ -158,7 +158,7 @@ def test_creation_errors():
         xp.asarray([1, 2], copy=False)
     with pytest.raises(ValueError, match="rectangular|nested sequence"):
         xp.asarray([[1, 2], [3]])
-    with pytest.raises(TypeError, match="cannot convert"):
+    with pytest.raises(TypeError, match="Unsupported input of type dict"):
         xp.asarray({"a": 1})
     with pytest.raises(ValueError, match="'num' must be a non-negative int"):
         xp.linspace(0, 1, -1)
@@ -188,3 +188,34 @@ def test_linspace_integer_dtypes_as_numpy(dtype, args):
     endpoint = endpoint[0] if endpoint else True
     ref = np.linspace(start, stop, num, endpoint=endpoint, dtype=np.dtype(dtype.name))
     same(xp.linspace(start, stop, num, endpoint=endpoint, dtype=dtype), ref)
+
+
+@pytest.mark.parametrize("args", [(5,), (1, 7, 2), (2.5, -1.0, -0.5)])
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_arange_of_a_complex_dtype_as_numpy(args, dtype):
+    same(xp.arange(*args, dtype=getattr(xp, dtype)), np.arange(*args, dtype=dtype))
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"endpoint": False}, {"base": 2}, {"base": 2.5},
+                                    {"dtype": "float32"}, {"num": 0}, {"num": 1}])
+def test_logspace_as_numpy(kwargs):
+    kwargs = {"num": 7, **kwargs}
+    r = xp.logspace(-3, 2, **kwargs)
+    expected = np.logspace(-3, 2, **kwargs)
+    assert to_np(r).dtype == expected.dtype
+    np.testing.assert_allclose(to_np(r), expected, rtol=1e-6 if "dtype" in kwargs else 1e-15)
+
+
+@pytest.mark.parametrize("k", [-3, -1, 0, 2, 5])
+def test_diag_as_numpy(k):
+    v = np.arange(1.0, 4.0)
+    same(xp.diag(xp.asarray(v), k), np.diag(v, k))
+    m = np.arange(20.0).reshape(4, 5)
+    x = xp.asarray(m, copy=True)
+    d = xp.diag(x, k)
+    same(d, np.diag(m, k))
+    if d.shape[0]:
+        with pytest.raises(ValueError, match="read-only"):  # NumPy's diagonal is read-only
+            d[0] = 1.0
+    with pytest.raises(ValueError, match="1-D or 2-D"):
+        xp.diag(xp.zeros((2, 2, 2)))

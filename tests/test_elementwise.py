@@ -5,6 +5,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
 
 import flexarray as xp
 from strategies import std_kind, DTYPES, KINDS, layouts, np_values, shapes, to_np
@@ -246,3 +247,22 @@ def test_expm1_of_complex_zeros_follows_the_standard(dtype):
     assert not np.signbit(r.real).any()
     np.testing.assert_array_equal(np.signbit(r.imag), np.signbit(z.imag))
     assert (r == 0).all()
+
+
+@pytest.mark.parametrize("name", ["add", "multiply"])
+@given(a=hnp.arrays(np.bool_, st.integers(0, 6)), b=st.booleans())
+@settings(max_examples=30, deadline=None)
+def test_add_and_multiply_of_bools_are_numpys_logical_or_and(name, a, b):
+    """NumPy and torch take bool + bool (or) and bool * bool (and); SciPy calls it."""
+    f, ref = getattr(xp, name), getattr(np, name)
+    np.testing.assert_array_equal(to_np(f(xp.asarray(a), xp.asarray(a[::-1]))),
+                                  ref(a, a[::-1]))
+    r = f(xp.asarray(a), b)
+    assert r.dtype == xp.bool
+    np.testing.assert_array_equal(to_np(r), ref(a, b))
+
+
+def test_subtract_of_bools_stays_refused():
+    b = xp.asarray([True, False])
+    with pytest.raises(TypeError, match="subtract: 'x1' and 'x2' must have a numeric dtype"):
+        xp.subtract(b, b)

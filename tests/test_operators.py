@@ -76,11 +76,10 @@ def test_out_where_reduce_accumulate_and_at_run_numpys_kernels():
 
 
 def test_what_the_standard_refuses_numpy_still_computes():
-    b = xp.asarray([True, False, True])
-    r = np.add(b, b)  # the standard's add refuses bool; NumPy's ufunc means logical or
+    i = xp.asarray([1, 2, 3])
+    r = np.exp(i)  # the standard's exp refuses integers; NumPy's ufunc gives float64
     assert isinstance(r, xp.Array)
-    np.testing.assert_array_equal(to_np(r), np.add(np.array([True, False, True]),
-                                                   np.array([True, False, True])))
+    np.testing.assert_array_equal(to_np(r), np.exp(np.array([1, 2, 3])))
 
 
 # --- NumPy's function protocol (NEP 18) -----------------------------------------------------
@@ -139,3 +138,65 @@ def test_numpy_functions_that_write_write_through():
     r = np.sum(fx(V), axis=0, out=o)
     assert r is o
     np.testing.assert_allclose(to_np(o), V.sum(axis=0))
+
+
+# --- NumPy's ndarray methods ----------------------------------------------------------------
+
+M = np.arange(24.0).reshape(2, 3, 4) - 7.5
+
+
+@pytest.mark.parametrize("call", [
+    lambda a: a.sum(), lambda a: a.sum(axis=1), lambda a: a.sum(1, keepdims=True),
+    lambda a: a.mean(axis=(0, 2)), lambda a: a.std(ddof=1), lambda a: a.var(axis=0),
+    lambda a: a.max(axis=-1), lambda a: a.min(), lambda a: a.prod(axis=0),
+    lambda a: a.argmax(axis=1), lambda a: a.argmin(), lambda a: a.all(axis=0),
+    lambda a: a.any(), lambda a: a.cumsum(axis=2), lambda a: a.cumprod(),
+    lambda a: a.ravel(), lambda a: a.reshape(4, 6), lambda a: a.reshape((6, -1)),
+    lambda a: a.reshape(-1, order="F"), lambda a: a.transpose(), lambda a: a.transpose(2, 0, 1),
+    lambda a: a.transpose((1, 0, 2)), lambda a: a.swapaxes(0, 2), lambda a: a[:1].squeeze(),
+    lambda a: a.clip(-3, 4), lambda a: (a / 3).round(2), lambda a: a.conj(),
+    lambda a: a.take([0, 2], axis=1), lambda a: a.repeat(2, axis=0), lambda a: a.diagonal(),
+    lambda a: a.trace(), lambda a: a[0].dot(a[1].T), lambda a: a.argsort(axis=-1),
+    lambda a: a[0, 0].searchsorted([0.0, -6.0]), lambda a: a.flatten(), lambda a: a.copy(),
+    lambda a: a.astype(np.int8), lambda a: a.astype("float32"), lambda a: a.view(np.int64),
+    lambda a: a.real, lambda a: a.imag, lambda a: (a > 0).nonzero(),
+    lambda a: a.compress([True, False, True], axis=1),
+])
+def test_ndarray_methods_give_numpys_answers_as_flexarray_arrays(call):
+    with np.errstate(all="ignore"):
+        expected = call(M.copy())
+        r = call(fx(M))
+    for e, g in zip(expected, r) if isinstance(expected, tuple) else ((expected, r),):
+        assert isinstance(g, xp.Array)
+        assert to_np(g).dtype == np.asarray(e).dtype
+        np.testing.assert_array_equal(to_np(g), e)
+
+
+def test_ndarray_scalar_methods_and_attributes():
+    x = fx(M)
+    assert x[1, 2, 3].item() == M[1, 2, 3].item() and x.item(5) == M.item(5)
+    assert x.tolist() == M.tolist()
+    assert (x.nbytes, x.itemsize, x.strides) == (M.nbytes, M.itemsize, M.strides)
+
+
+def test_ndarray_methods_that_write_or_view_share_like_numpys():
+    a, x = M.copy(), fx(M)
+    for arr in (a, x):
+        row = arr[1]
+        row.sort(axis=0)          # in place, through a view
+        arr[0, 0].fill(3.0)       # in place, through a view
+        v = arr.view(np.int64)    # a reinterpreting view: writes reach the base
+        v[1, 1, 1] = 0
+        arr.reshape(6, 4)[5] = -1.0  # a reshape view
+    np.testing.assert_array_equal(to_np(x), a)
+    c = x.copy()
+    c[...] = 0.0  # a copy never shares
+    np.testing.assert_array_equal(to_np(x), a)
+
+
+def test_numpy_code_chaining_methods_on_np_results():
+    """SciPy's ndimage does ``np.where(input, 1, 0).astype(np.int8)`` on xp arrays."""
+    x = fx(M)
+    r = np.atleast_1d(np.where(x > 0, 1, 0).astype(np.int8))
+    assert isinstance(r, xp.Array)
+    np.testing.assert_array_equal(to_np(r), np.where(M > 0, 1, 0).astype(np.int8))

@@ -339,3 +339,14 @@ BAD = [
 def test_bad_input(call, exc, message):
     with pytest.raises(exc, match=message):
         call()
+
+
+@pytest.mark.parametrize("x1,x2", [(0.5, 1), (1, 2), (True, False), (1j, 1), (True, 2),
+                                   (2.5, True)])
+def test_where_with_two_python_scalars_as_numpy(x1, x2):
+    """The standard asks for one array; NumPy and torch take two scalars (SciPy does)."""
+    cond = np.array([True, False, True])
+    r = xp.where(xp.asarray(cond), x1, x2)
+    expected = np.where(cond, x1, x2)
+    assert to_np(r).dtype == expected.dtype
+    np.testing.assert_array_equal(to_np(r), expected)

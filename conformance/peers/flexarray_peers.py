@@ -1,19 +1,33 @@
-"""pytest plugin: flexarray as one more array-API backend of scikit-learn's own tests.
+"""pytest plugin: flexarray as one more array-API backend of scikit-learn's and SciPy's own tests.
 
-scikit-learn parametrizes its array-API tests with
-``sklearn.utils._array_api.yield_namespace_device_dtype_combinations()``, which asks
-``yield_namespaces()`` for the namespace names; this plugin appends ``"flexarray"`` to that
-list, with float64 and float32 as array_api_strict gets them, before the test modules are
-collected (no copy of scikit-learn's code). The tests then import ``flexarray`` by name,
-exactly as they import ``array_api_strict``.
+Nothing of either project's code is copied; the plugin only extends their backend lists,
+before their test modules are collected, so that their tests import and run ``flexarray``
+exactly as they run ``array_api_strict``.
+
+- scikit-learn parametrizes its array-API tests with
+  ``sklearn.utils._array_api.yield_namespace_device_dtype_combinations()``, which asks
+  ``yield_namespaces()`` for the namespace names: ``"flexarray"`` is appended, with float64 and
+  float32 as array_api_strict gets them.
+- SciPy's ``scipy/conftest.py`` builds its ``xp`` fixture from ``xp_available_backends`` and
+  checks ``skip_xp_backends``/``xfail_xp_backends`` markers against ``xp_known_backends``:
+  when that conftest is registered, ``flexarray`` joins both and the ``xp`` fixture is
+  redefined with the longer parameter list (same function, same marks). A SciPy marker that
+  names ``array_api_strict`` alone does not apply to flexarray: those tests run for flexarray.
+  One exception: a test that SciPy skips by name for every eager backend (numpy, cupy,
+  torch and array_api_strict, "lazy backends only") is for JAX and Dask; flexarray is eager,
+  so it is skipped for flexarray too, with that reason.
 
 Load it with ``-p flexarray_peers`` and ``conformance/peers`` on PYTHONPATH (see ``run``).
 """
+import dataclasses
 import os
+
+import pytest
+
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
 
 def pytest_configure(config):
-    os.environ.setdefault("SCIPY_ARRAY_API", "1")
     try:
         from sklearn.utils import _array_api
     except ImportError:  # pragma: no cover - scikit-learn not installed
@@ -38,3 +52,43 @@ def pytest_configure(config):
 
     _array_api.yield_namespace_device_dtype_combinations = \
         yield_namespace_device_dtype_combinations
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_plugin_registered(plugin, manager):
+    """Add flexarray to SciPy's backends when ``scipy/conftest.py`` is registered.
+
+    ``tryfirst``: this runs before pytest's fixture manager reads the conftest's fixtures,
+    so the redefined ``xp`` fixture is the one the tests get.
+    """
+    if getattr(plugin, "__name__", None) != "scipy.conftest":
+        return
+    if "flexarray" in plugin.xp_known_backends:
+        return
+    import flexarray
+    from _pytest.fixtures import FixtureFunctionDefinition
+
+    plugin.xp_known_backends.add("flexarray")
+    plugin.xp_available_backends.append(
+        pytest.param(flexarray, id="flexarray", marks=pytest.mark.array_api_backends))
+    old = plugin.xp
+    marker = dataclasses.replace(old._fixture_function_marker,
+                                 params=tuple(plugin.xp_available_backends))
+    plugin.xp = FixtureFunctionDefinition(function=old._get_wrapped_function(),
+                                          fixture_function_marker=marker, _ispytest=True)
+
+
+_EAGER = {"numpy", "array_api_strict", "torch", "cupy"}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Skip, for flexarray, SciPy's tests of lazy backends only (see the module docs)."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if callspec is None or getattr(callspec.params.get("xp"), "__name__", "") != "flexarray":
+            continue
+        named = {m.args[0] for m in item.iter_markers("skip_xp_backends") if m.args}
+        if _EAGER <= named:
+            item.add_marker(pytest.mark.skip(
+                reason="SciPy runs it on lazy backends only (skips every eager backend); "
+                       "flexarray is eager"))
