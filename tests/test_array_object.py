@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import flexarray as xp
-from strategies import layouts, np_values, shapes, to_np
+from helpers.strategies import layouts, shapes, to_np
 
 
 @settings(max_examples=150, deadline=None)

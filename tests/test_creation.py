@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import flexarray as xp
-from strategies import DTYPES, shapes, to_np
+from helpers.strategies import DTYPES, shapes, to_np
 
 
 def same(x, expected, dtype=None):

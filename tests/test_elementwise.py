@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import flexarray as xp
-from strategies import std_kind, DTYPES, KINDS, layouts, np_values, shapes, to_np
+from helpers.strategies import std_kind, DTYPES, KINDS, layouts, np_values, shapes, to_np
 
 
 def _floor_divide(a, b):

@@ -5,7 +5,6 @@ sizes, batch shapes, axes, norms, strided and negative-stride inputs. Every path
 kernel is reached: lane blocks of short rows, one four-step row at a time, rows in
 parallel, and one huge row split over threads. Sizes up to 2^20 are @pytest.mark.slow.
 """
-import math
 
 import numpy as np
 import pytest

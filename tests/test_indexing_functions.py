@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import flexarray as xp
-from strategies import INT_DTYPES, arrays, assert_bits, fx
+from helpers.strategies import INT_DTYPES, arrays, assert_bits, fx
 
 
 @st.composite

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flexarray._kernels import argminmax as A
-from test_kernels_common import arrays, random_values
+from helpers.kernels import arrays, random_values
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 # each dtype compiles its own kernels (~1.3 s each, cold): a float, an int, the halves, bool

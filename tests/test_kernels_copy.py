@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flexarray._kernels import copy as C
-from test_kernels_common import arrays, in_layout, random_values, same_bits, shapes
+from helpers.kernels import arrays, in_layout, random_values, same_bits, shapes
 
 # one dtype per item size (1, 2, 4, 8, 16 bytes) plus bool and a half type
 DTYPES = [np.int8, np.bool_, ml_dtypes.bfloat16, np.float32, np.int64, np.complex128]

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flexarray._kernels import half
-from test_kernels_common import arrays, in_layout, random_values, same_bits, shapes
+from helpers.kernels import arrays, in_layout, random_values, same_bits, shapes
 
 HALVES = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 NP_OPS = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply,

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flexarray._kernels import matmul as MM
-from test_kernels_common import arrays, random_values, same_bits
+from helpers.kernels import arrays, random_values, same_bits
 
 INTS = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64]
 LAYOUTS = ("contiguous", "reversed", "transposed", "strided", "broadcast", "sliced")

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flexarray._kernels import reduce as R
-from test_kernels_common import arrays, in_layout, random_values, same_bits, shapes
+from helpers.kernels import arrays, in_layout, random_values, same_bits, shapes
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 NP = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min}

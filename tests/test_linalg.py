@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import flexarray as xp
-from strategies import std_kind, assert_shares, fx, to_np
-from test_statistical import assert_close, assert_exact, eps, wide
+from helpers.strategies import std_kind, assert_shares, fx, to_np
+from helpers.statistical import assert_close, assert_exact, eps, wide
 
 la = xp.linalg
 FLOATS = [xp.float32, xp.float64, xp.complex64, xp.complex128, xp.float16, xp.bfloat16]

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import flexarray as xp
-from strategies import std_kind, ALL_DTYPES, arrays, assert_shares, fx, to_np
-from test_statistical import assert_close, assert_exact, eps, moderate_pool, wide
+from helpers.strategies import std_kind, ALL_DTYPES, arrays, assert_shares, fx, to_np
+from helpers.statistical import assert_close, assert_exact, eps, moderate_pool, wide
 
 NUMERIC = [d for d in ALL_DTYPES if d is not xp.bool]
 PAIRS = [(a, b) for a in NUMERIC for b in NUMERIC if (a, b) in xp._dtypes.PROMOTION]

@@ -12,7 +12,7 @@ from hypothesis.extra import numpy as hnp
 
 import flexarray as xp
 
-from strategies import (ALL_DTYPES, INT_DTYPES, LAYOUTS, NUMERIC_REAL, REAL_DTYPES,  # noqa: E402,F401
+from helpers.strategies import (ALL_DTYPES, INT_DTYPES, LAYOUTS, NUMERIC_REAL, REAL_DTYPES,  # noqa: E402,F401
                         arrays, assert_bits, assert_shares, fx, to_np, value_pool)
 
 

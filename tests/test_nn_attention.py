@@ -7,7 +7,7 @@ import pytest
 import flexarray as xp
 import flexarray.nn as nn
 from flexarray.nn import _attention_np
-from test_nn_common import FLOATS, LAYOUTS, assert_close, layout, np_of
+from helpers.nn import FLOATS, LAYOUTS, assert_close, layout, np_of
 
 sdpa = nn.scaled_dot_product_attention
 

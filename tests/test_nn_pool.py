@@ -6,7 +6,7 @@ import pytest
 
 import flexarray as xp
 import flexarray.nn as nn
-from test_nn_common import FLOATS, LAYOUTS, assert_close, layout, np_of
+from helpers.nn import FLOATS, LAYOUTS, assert_close, layout, np_of
 
 
 # ------------------------------------------------------------------------ references

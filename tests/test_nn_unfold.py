@@ -4,7 +4,7 @@ import pytest
 
 import flexarray as xp
 import flexarray.nn as nn
-from test_nn_common import LAYOUTS, layout
+from helpers.nn import LAYOUTS, layout
 
 
 def ref_unfold(x, axis, size, step):

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import flexarray as xp
-from strategies import to_np
+from helpers.strategies import to_np
 
 V = np.array([[1.5, -2.0, 0.0], [4.0, 0.25, -7.5]])
 

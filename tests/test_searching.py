@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import flexarray as xp
-from strategies import (std_kind, ALL_DTYPES, REAL_DTYPES, arrays, assert_bits, fx, to_np,
+from helpers.strategies import (std_kind, ALL_DTYPES, REAL_DTYPES, arrays, assert_bits, fx, to_np,
                                value_pool)
 
 

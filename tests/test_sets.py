@@ -1,6 +1,5 @@
 """Set functions against plain-Python set semantics (value equality: each NaN distinct,
 -0.0 == +0.0), over random dtypes and layouts."""
-import math
 import re
 
 import numpy as np
@@ -8,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import flexarray as xp
-from strategies import std_kind, ALL_DTYPES, arrays, assert_bits, fx, to_np
+from helpers.strategies import std_kind, ALL_DTYPES, arrays, assert_bits, fx, to_np
 
 
 def py_values(a):

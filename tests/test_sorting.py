@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import flexarray as xp
-from strategies import REAL_DTYPES, arrays, assert_bits, fx, to_np
+from helpers.strategies import REAL_DTYPES, arrays, assert_bits, fx, to_np
 
 
 def python_order(values, descending):

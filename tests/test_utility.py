@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import flexarray as xp
-from strategies import ALL_DTYPES, arrays, assert_bits, fx, to_np
-from test_statistical import axis_args, moderate_pool, norm_axes, special_pool
+from helpers.strategies import ALL_DTYPES, arrays, assert_bits, fx, to_np
+from helpers.statistical import axis_args, moderate_pool, norm_axes, special_pool
 
 
 @pytest.mark.parametrize("name", ["all", "any"])
