@@ -18,6 +18,7 @@ from ._array import Array, Buffer, _new, copy_of, wrap
 from ._buffer import is_private
 
 # --- the table ----------------------------------------------------------------------------
+from ._helpers import scalar_operand
 # name: (implementation, input category, result rule, may warn)
 #   category: which (promoted) dtypes are accepted
 #   result:   'same' (the promoted dtype), 'bool', 'real' (complex -> its real dtype),
@@ -132,11 +133,11 @@ def _operands(name, x1, x2):
             return x1._arr, x2._arr, _dt.PROMOTION.get((d1, d2)) or _dt.promote(d1, d2)
         if isinstance(x2, _SCALARS):
             dt = _dt.promote(x1._dtype, _dt.scalar_dtype(x2, x1._dtype))
-            return x1._arr, _scalar_operand(name, x2, dt), dt
+            return x1._arr, scalar_operand(name, x2, dt), dt
     elif type(x2) is Array:
         if isinstance(x1, _SCALARS):
             dt = _dt.promote(x2._dtype, _dt.scalar_dtype(x1, x2._dtype))
-            return _scalar_operand(name, x1, dt), x2._arr, dt
+            return scalar_operand(name, x1, dt), x2._arr, dt
     if isinstance(x1, np.generic) or isinstance(x2, np.generic):
         # NumPy scalars combine with arrays as the Python scalars they hold
         return _operands(name, _python_scalar(x1), _python_scalar(x2))
@@ -155,14 +156,6 @@ def _python_scalar(x):
     return x
 
 
-def _scalar_operand(name, value, dt):
-    """A Python scalar as a NumPy operand of dtype ``dt`` (OverflowError if it cannot be)."""
-    if _dt.KIND[dt] in "iu" and type(value) is int:
-        info = np.iinfo(dt)
-        if not info.min <= value <= info.max:
-            raise OverflowError(f"{name}: the Python int {value} is out of range for {dt} "
-                                f"[{info.min}, {info.max}]")
-    return np.asarray(value, dtype=dt)[()]
 
 
 try:  # NumPy 2 keeps its floating-point error state in a context variable: setting it

@@ -1,12 +1,25 @@
-"""Argument checks shared by the frontend modules."""
+"""Argument checks and small helpers shared by the frontend modules: the one home of each.
+
+Every chapter module, the extensions and nn check their arguments with these, so one rule
+holds everywhere: bools are Python ``bool`` or ``np.bool_`` (NumPy scalars pass, as NumPy,
+torch and array-api-strict take them) and never count as integers; integers are anything
+``operator.index`` takes; axes follow NumPy (``AxisError`` is a ValueError and an
+IndexError). Messages name the function, the argument, what was given and what is allowed.
+"""
+import builtins
 import operator
 
-from ._array import Array
+import numpy as np
+
+from . import _dtypes as _dt
+from ._array import Array, wrap
 
 
 class AxisError(ValueError, IndexError):
     """An axis out of range for the array's rank (a ValueError and an IndexError, as NumPy)."""
 
+
+# --- arguments ------------------------------------------------------------------------------
 
 def check_array(x, func: str, name: str = "x") -> Array:
     """``x`` itself if it is a flexarray Array; TypeError naming the argument otherwise."""
@@ -38,3 +51,110 @@ def normalize_axes(axis, ndim: int, func: str = "", name: str = "axis") -> tuple
             raise ValueError(f"{func}: '{name}' has repeated axes: {axis}")
         return tuple(sorted(axes))
     return (normalize_axis(axis, ndim, func, name),)
+
+
+def check_int(v, func: str, name: str, what: str = "an int") -> int:
+    """``v`` as a Python int: anything ``operator.index`` takes (NumPy integers, 0-d integer
+    arrays), never a bool; TypeError naming the argument otherwise."""
+    if type(v) is int:
+        return v
+    if isinstance(v, (builtins.bool, np.bool_)):
+        raise TypeError(f"{func}: '{name}' must be {what}, got a bool ({v!r})")
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError(f"{func}: '{name}' must be {what}, got {type(v).__name__}") from None
+
+
+def check_bool(v, func: str, name: str) -> builtins.bool:
+    """``v`` as a Python bool: a ``bool`` or ``np.bool_`` (never an int)."""
+    if not isinstance(v, (builtins.bool, np.bool_)):
+        raise TypeError(f"{func}: '{name}' must be a bool, got {type(v).__name__} ({v!r})")
+    return builtins.bool(v)
+
+
+def broadcast_shape_of(shapes, func: str, what: str = "shapes") -> tuple:
+    """The broadcast shape of ``shapes``; ValueError naming the clashing sizes otherwise."""
+    if all(s == shapes[0] for s in shapes):
+        return tuple(shapes[0]) if shapes else ()
+    ndim = builtins.max((len(s) for s in shapes), default=0)
+    out = []
+    for i in range(-ndim, 0):
+        size = 1
+        for s in shapes:
+            n = s[i] if -i <= len(s) else 1
+            if n != 1:
+                if size not in (1, n):
+                    raise ValueError(f"{func}: {what} {', '.join(map(str, shapes))} cannot "
+                                     f"be broadcast together: axis {i} has sizes {size} and "
+                                     f"{n}; sizes must be equal or 1")
+                size = n
+        out.append(size)
+    return tuple(out)
+
+
+def reduction_axes(func, x, axis, keepdims):
+    """Validated ``x`` and the sorted tuple of axes to reduce."""
+    check_array(x, func)
+    check_bool(keepdims, func, "keepdims")
+    return normalize_axes(axis, x.ndim, func)
+
+
+# --- results and operands -------------------------------------------------------------------
+
+
+def cast_result(r, dt) -> np.ndarray:
+    """A fresh NumPy result ``r`` as NumPy dtype of flexarray dtype ``dt`` (no copy when it
+    already is). Rounding to a half may overflow to inf: that is the IEEE result, unwarned."""
+    r = np.asarray(r)
+    if r.dtype == dt:
+        return r
+    with np.errstate(all="ignore"):
+        return r.astype(dt)
+
+
+def scalar_operand(name, value, dt):
+    """A Python scalar as a NumPy operand of dtype ``dt`` (OverflowError if it cannot be)."""
+    if _dt.KIND[dt] in "iu" and type(value) is int:
+        info = np.iinfo(dt)
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"{name}: the Python int {value} is out of range for {dt} "
+                                f"[{info.min}, {info.max}]")
+    return np.asarray(value, dtype=dt)[()]
+
+
+def checked_indices(idx: np.ndarray, n: int, func: str, name: str = "indices") -> np.ndarray:
+    """Integer ``idx`` for an axis of length ``n`` as intp in ``[0, n)``; IndexError when
+    an index is outside ``[-n, n)``."""
+    if idx.size:
+        lo, hi = idx.min(), idx.max()
+        if lo < -n or hi >= n:
+            bad = lo if lo < -n else hi
+            raise IndexError(f"{func}: index {bad} in '{name}' is out of bounds for an axis of "
+                             f"size {n}; allowed: {-n} <= index < {n}")
+    idx = idx.astype(np.intp, copy=False)
+    if idx.size and lo < 0:
+        idx = np.where(idx < 0, idx + n, idx)
+    return idx
+
+
+_INDEX = np.int64
+
+
+def index_result(r) -> Array:
+    """An int64 flexarray array from a fresh NumPy result (or NumPy scalar)."""
+    return wrap(np.asarray(r).astype(_INDEX, copy=False))
+
+
+def check_ordered(x, func: str, name: str = "x"):
+    """TypeError for complex ``x``: complex numbers have no order."""
+    if _dt.is_complex(x._dtype):
+        raise TypeError(f"{func}: '{name}' must have a real-valued dtype, got {x._dtype}; "
+                        f"complex numbers have no order (take real() or abs() first)")
+
+
+def ordered_operand(x, func: str, name: str = "x") -> np.ndarray:
+    """``x``'s elements as a NumPy array whose order NumPy gets right (complex refused)."""
+    check_ordered(x, func, name)
+    a = x._arr
+    return a.astype(np.float32) if x._dtype is _dt.bfloat16 else a

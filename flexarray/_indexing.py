@@ -14,9 +14,8 @@ import numpy as np
 
 from . import _dtypes as _dt
 from . import _memory
-from ._array import Array, wrap
-from ._helpers import check_array, normalize_axis
-from ._manipulation import broadcast_shape_of
+from ._array import wrap
+from ._helpers import broadcast_shape_of, check_array, checked_indices, normalize_axis
 
 __all__ = ["take", "take_along_axis"]
 
@@ -24,19 +23,6 @@ __all__ = ["take", "take_along_axis"]
 GATHER_MIN = 1 << 14
 
 
-def checked_indices(idx: np.ndarray, n: int, func: str, name: str = "indices") -> np.ndarray:
-    """Integer ``idx`` for an axis of length ``n`` as intp in ``[0, n)``; IndexError when
-    an index is outside ``[-n, n)``."""
-    if idx.size:
-        lo, hi = idx.min(), idx.max()
-        if lo < -n or hi >= n:
-            bad = lo if lo < -n else hi
-            raise IndexError(f"{func}: index {bad} in '{name}' is out of bounds for an axis of "
-                             f"size {n}; allowed: {-n} <= index < {n}")
-    idx = idx.astype(np.intp, copy=False)
-    if idx.size and lo < 0:
-        idx = np.where(idx < 0, idx + n, idx)
-    return idx
 
 
 def _index_array(indices, func):

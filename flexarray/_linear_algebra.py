@@ -16,8 +16,7 @@ import numpy as np
 from . import _dtypes as _dt
 from . import _kernels_bridge as _bridge
 from ._array import wrap
-from ._helpers import check_array
-from ._statistical import cast_result
+from ._helpers import cast_result, check_array
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
 

@@ -10,13 +10,13 @@ input's elements, as NumPy's views do (a write through one is seen by all):
 from __future__ import annotations
 
 import builtins
-import operator
 
 import numpy as np
 
 from . import _dtypes as _dt
 from ._array import Array, copy_of, view_of, wrap
-from ._helpers import AxisError, check_array, normalize_axes, normalize_axis
+from ._helpers import (broadcast_shape_of, check_array, check_int, normalize_axes,
+                       normalize_axis)
 
 __all__ = ["broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims",
            "flip", "moveaxis", "permute_dims", "repeat", "reshape", "roll", "squeeze",
@@ -39,16 +39,6 @@ def contiguous_copy(a: np.ndarray) -> np.ndarray:
 
 # --- argument helpers (shared with the other chapter modules of this package) --------------
 
-def as_int(v, func: str, name: str) -> int:
-    """``v`` as a Python int (bools refused); TypeError naming the argument otherwise."""
-    if type(v) is int:
-        return v
-    if isinstance(v, (builtins.bool, np.bool_)):
-        raise TypeError(f"{func}: '{name}' must be an int, got a bool ({v!r})")
-    try:
-        return operator.index(v)
-    except TypeError:
-        raise TypeError(f"{func}: '{name}' must be an int, got {type(v).__name__}") from None
 
 
 def int_tuple(v, func: str, name: str) -> tuple:
@@ -56,8 +46,8 @@ def int_tuple(v, func: str, name: str) -> tuple:
     if isinstance(v, (tuple, list)):
         if type(v) is tuple and all(type(e) is int for e in v):
             return v
-        return tuple([as_int(e, func, name) for e in v])
-    return (as_int(v, func, name),)
+        return tuple([check_int(e, func, name) for e in v])
+    return (check_int(v, func, name),)
 
 
 def shape_tuple(shape, func: str, name: str = "shape") -> tuple:
@@ -82,30 +72,8 @@ def ordered_axes(axis, ndim: int, func: str, name: str = "axis") -> tuple:
     return axes
 
 
-def check_bool(v, func: str, name: str) -> builtins.bool:
-    if not isinstance(v, (builtins.bool, np.bool_)):
-        raise TypeError(f"{func}: '{name}' must be a bool, got {type(v).__name__} ({v!r})")
-    return builtins.bool(v)
 
 
-def broadcast_shape_of(shapes, func: str, what: str = "shapes") -> tuple:
-    """The broadcast shape of ``shapes``; ValueError naming the clashing sizes otherwise."""
-    if all(s == shapes[0] for s in shapes):
-        return tuple(shapes[0]) if shapes else ()
-    ndim = builtins.max((len(s) for s in shapes), default=0)
-    out = []
-    for i in range(-ndim, 0):
-        size = 1
-        for s in shapes:
-            n = s[i] if -i <= len(s) else 1
-            if n != 1:
-                if size not in (1, n):
-                    raise ValueError(f"{func}: {what} {', '.join(map(str, shapes))} cannot "
-                                     f"be broadcast together: axis {i} has sizes {size} and "
-                                     f"{n}; sizes must be equal or 1")
-                size = n
-        out.append(size)
-    return tuple(out)
 
 
 def owned(nd: np.ndarray, *sources: np.ndarray) -> np.ndarray:
@@ -366,7 +334,7 @@ def repeat(x, repeats, /, *, axis=None):
         if r.ndim == 1 and r.shape[0] == 1:
             r = r[0]
     else:
-        r = as_int(repeats, "repeat", "repeats")
+        r = check_int(repeats, "repeat", "repeats")
         if r < 0:
             raise ValueError(f"repeat: 'repeats' must be >= 0, got {r}")
     return wrap(owned(np.repeat(a, r, axis=ax), a))

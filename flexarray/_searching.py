@@ -17,33 +17,18 @@ import numpy as np
 from . import _dtypes as _dt
 from . import _threads
 from ._array import Array, wrap
-from ._elementwise import _scalar_operand
-from ._helpers import check_array, normalize_axes, normalize_axis
-from ._indexing import checked_indices
-from ._manipulation import broadcast_shape_of, check_bool
+from ._helpers import (_INDEX, broadcast_shape_of, check_array, check_bool, check_ordered,
+                       checked_indices, index_result, normalize_axes, normalize_axis,
+                       ordered_operand, scalar_operand)
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
 
-_INDEX = np.int64
 
 
-def index_result(r) -> Array:
-    """An int64 flexarray array from a fresh NumPy result (or NumPy scalar)."""
-    return wrap(np.asarray(r).astype(_INDEX, copy=False))
 
 
-def check_ordered(x, func: str, name: str = "x"):
-    """TypeError for complex ``x``: complex numbers have no order."""
-    if _dt.is_complex(x._dtype):
-        raise TypeError(f"{func}: '{name}' must have a real-valued dtype, got {x._dtype}; "
-                        f"complex numbers have no order (take real() or abs() first)")
 
 
-def ordered_operand(x, func: str, name: str = "x") -> np.ndarray:
-    """``x``'s elements as a NumPy array whose order NumPy gets right (complex refused)."""
-    check_ordered(x, func, name)
-    a = x._arr
-    return a.astype(np.float32) if x._dtype is _dt.bfloat16 else a
 
 
 #: argmax/argmin use the Numba kernels (``flexarray._kernels.argminmax``) from these sizes.
@@ -223,7 +208,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
 def _where_operand(v, dt, name):
     if isinstance(v, Array):
         return v._arr if v._dtype is dt else v._arr.astype(dt)
-    return _scalar_operand("where", v, dt)
+    return scalar_operand("where", v, dt)
 
 
 _NOT_GIVEN = object()

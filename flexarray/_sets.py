@@ -15,8 +15,7 @@ import numpy as np
 
 from . import _dtypes as _dt
 from ._array import Array, wrap
-from ._helpers import check_array
-from ._manipulation import check_bool
+from ._helpers import check_array, check_bool
 
 __all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
 

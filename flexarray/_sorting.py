@@ -20,11 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _dtypes as _dt
 from ._array import wrap
-from ._helpers import AxisError, check_array, normalize_axis
-from ._manipulation import check_bool
-from ._searching import index_result, ordered_operand
+from ._helpers import (AxisError, check_array, check_bool, index_result, normalize_axis,
+                       ordered_operand)
 
 __all__ = ["argsort", "sort"]
 

@@ -20,7 +20,8 @@ import numpy as np
 from . import _dtypes as _dt
 from . import _kernels_bridge as _bridge
 from ._array import wrap
-from ._helpers import check_array, normalize_axes, normalize_axis
+from ._helpers import (cast_result, check_array, check_bool, normalize_axis,
+                       reduction_axes)
 
 __all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum",
            "var"]
@@ -31,19 +32,6 @@ _KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
 
 
 # --- argument checks ------------------------------------------------------------------------
-
-def _check_bool(value, func, name):
-    if type(value) is not builtins.bool:
-        raise TypeError(f"{func}: '{name}' must be a bool, got {type(value).__name__}")
-    return value
-
-
-def _reduction_axes(func, x, axis, keepdims):
-    """Validated ``x`` and the sorted tuple of axes to reduce."""
-    check_array(x, func)
-    _check_bool(keepdims, func, "keepdims")
-    return normalize_axes(axis, x.ndim, func)
-
 
 def accumulation_dtype(func: str, xdt, dtype):
     """The result dtype of sum/prod/cumulative_*/trace for input dtype ``xdt``.
@@ -67,14 +55,6 @@ def accumulation_dtype(func: str, xdt, dtype):
     return dtype
 
 
-def cast_result(r, dt) -> np.ndarray:
-    """A fresh NumPy result ``r`` as NumPy dtype of flexarray dtype ``dt`` (no copy when it
-    already is). Rounding to a half may overflow to inf: that is the IEEE result, unwarned."""
-    r = np.asarray(r)
-    if r.dtype == dt:
-        return r
-    with np.errstate(all="ignore"):
-        return r.astype(dt)
 
 
 def _compute_np(dt):
@@ -129,7 +109,7 @@ def sum_np(a: np.ndarray, axes: tuple, out_dt, keepdims: bool = False) -> np.nda
 
 
 def _accumulate(func, x, axis, dtype, keepdims):
-    axes = _reduction_axes(func, x, axis, keepdims)
+    axes = reduction_axes(func, x, axis, keepdims)
     _check_numeric(func, x)
     out_dt = accumulation_dtype(func, x._dtype, dtype)
     r = reduce_np(func, x._arr, axes, _compute_np(out_dt), keepdims)
@@ -153,7 +133,7 @@ def prod(x, /, *, axis=None, dtype=None, keepdims=False):
 # --- extrema --------------------------------------------------------------------------------
 
 def _extremum(func, x, axis, keepdims):
-    axes = _reduction_axes(func, x, axis, keepdims)
+    axes = reduction_axes(func, x, axis, keepdims)
     d = x._dtype
     if _dt.KIND[d] == "c":
         raise TypeError(f"{func}: complex numbers have no order; 'x' must have a real "
@@ -197,7 +177,7 @@ def _float_result(func, x, allow_complex):
 def mean(x, /, *, axis=None, keepdims=False):
     """Arithmetic mean over ``axis``. Integer input gives the default float dtype; the mean
     of no elements is NaN."""
-    axes = _reduction_axes("mean", x, axis, keepdims)
+    axes = reduction_axes("mean", x, axis, keepdims)
     out_dt = _float_result("mean", x, allow_complex=True)
     a = x._arr
     n = _count(a.shape, axes)
@@ -220,7 +200,7 @@ def _check_correction(func, correction):
 
 
 def _variance(func, x, axis, correction, keepdims):
-    axes = _reduction_axes(func, x, axis, keepdims)
+    axes = reduction_axes(func, x, axis, keepdims)
     _check_correction(func, correction)
     out_dt = _float_result(func, x, allow_complex=False)
     a = x._arr
@@ -250,7 +230,7 @@ def std(x, /, *, axis=None, correction=0.0, keepdims=False):
 def _cumulative(func, npfunc, x, axis, dtype, include_initial):
     check_array(x, func)
     _check_numeric(func, x)
-    _check_bool(include_initial, func, "include_initial")
+    check_bool(include_initial, func, "include_initial")
     a = x._arr
     if a.ndim == 0:  # as NumPy: a 0-d input is a 1-element vector
         a = a.reshape(1)

@@ -8,8 +8,7 @@ import numpy as np
 
 from . import _dtypes as _dt
 from ._array import Array, wrap
-from ._helpers import check_array, normalize_axis
-from ._statistical import _reduction_axes, cast_result
+from ._helpers import cast_result, check_array, normalize_axis, reduction_axes
 
 __all__ = ["all", "any", "diff"]
 
@@ -19,14 +18,14 @@ _F32 = np.dtype(np.float32)
 def all(x, /, *, axis=None, keepdims=False):
     """Whether every element over ``axis`` is true (nonzero; NaN counts as true). The empty
     reduction is True. Returns a bool array (0-d for a full reduction)."""
-    axes = _reduction_axes("all", x, axis, keepdims)
+    axes = reduction_axes("all", x, axis, keepdims)
     return wrap(np.asarray(np.all(x._arr, axis=axes, keepdims=keepdims)))
 
 
 def any(x, /, *, axis=None, keepdims=False):
     """Whether any element over ``axis`` is true (nonzero; NaN counts as true). The empty
     reduction is False."""
-    axes = _reduction_axes("any", x, axis, keepdims)
+    axes = reduction_axes("any", x, axis, keepdims)
     return wrap(np.asarray(np.any(x._arr, axis=axes, keepdims=keepdims)))
 
 

@@ -15,14 +15,13 @@ or "forward" (the forward transform scales by 1/n).
 """
 from __future__ import annotations
 
-import operator
 
 import numpy as np
 
 from . import _dtypes as _dt
 from ._array import Array, wrap
 from ._device import check_device
-from ._helpers import check_array, normalize_axis
+from ._helpers import check_array, check_int, normalize_axis
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft",
            "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -41,19 +40,9 @@ def _norm(func, norm):
     return norm
 
 
-def _int(func, name, v):
-    if isinstance(v, bool):
-        raise TypeError(f"{func}: '{name}' must be an integer, got a bool")
-    try:
-        return operator.index(v)
-    except TypeError:
-        raise TypeError(f"{func}: '{name}' must be an integer, got "
-                        f"{type(v).__name__}") from None
-
-
 def _length(func, name, v, default):
     """A transform length: `default` when None; ValueError below 1."""
-    n = default if v is None else _int(func, name, v)
+    n = default if v is None else check_int(v, func, name)
     if n < 1:
         hint = " (the default for this input); pass n explicitly" if v is None else ""
         raise ValueError(f"{func}: the transform length {name}={n}{hint} is invalid; "
@@ -96,7 +85,7 @@ def _axes(func, x, s, axes):
         if isinstance(axes, (int, np.integer)) or not hasattr(axes, "__iter__"):
             raise TypeError(f"{func}: 'axes' must be a sequence of integers, got "
                             f"{type(axes).__name__}")
-        ax = [normalize_axis(_int(func, "axes", a), nd, func, "axes") for a in axes]
+        ax = [normalize_axis(check_int(a, func, "axes"), nd, func, "axes") for a in axes]
         if len(set(ax)) != len(ax):
             raise ValueError(f"{func}: 'axes' has repeated axes: {list(axes)}; give each "
                              f"axis at most once")
@@ -104,7 +93,7 @@ def _axes(func, x, s, axes):
         return None, ax
     if not hasattr(s, "__iter__"):
         raise TypeError(f"{func}: 's' must be a sequence of integers, got {type(s).__name__}")
-    s = [_int(func, "s", v) for v in s]
+    s = [check_int(v, func, "s") for v in s]
     if len(s) != len(ax):
         raise ValueError(f"{func}: 's' has {len(s)} entries but 'axes' has {len(ax)}; "
                          f"give one length per transformed axis")
@@ -250,7 +239,7 @@ def irfftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
 # --- helpers -----------------------------------------------------------------------------
 
 def _freq_args(func, n, d, dtype, device):
-    n = _int(func, "n", n)
+    n = check_int(n, func, "n")
     if n < 1:
         raise ValueError(f"{func}: the window length n must be >= 1, got {n}")
     check_device(device, func)

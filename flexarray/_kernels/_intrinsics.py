@@ -26,7 +26,6 @@ Note: Numba's disk cache is keyed on each kernel's own source file; after editin
 file, clear the kernel caches (``__pycache__/*.nbi``/``*.nbc``) or the families keep
 using the old helpers.
 """
-import os
 
 import ml_dtypes
 import numpy as np

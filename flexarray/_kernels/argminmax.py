@@ -25,7 +25,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 from flexarray._kernels import kernel
-from flexarray._kernels._intrinsics import (NTHREADS, cast_like, element_kind, flat_view,
+from flexarray._kernels._intrinsics import (NTHREADS, element_kind, flat_view,
                                             load_as, run_split, stack_array)
 from flexarray._kernels.reduce import _LANES as _RLANES
 from flexarray._kernels.reduce import _combine, _identity, _lanes

@@ -1,18 +1,9 @@
 """Argument checking and dtype handling shared by the flexarray.nn frontends."""
-import operator
 
 import numpy as np
 
-from .._array import Array, wrap
+from .._array import wrap
 from .. import _dtypes as dt
-
-
-def check_array(x, func, name):
-    """``x`` if it is a flexarray Array; TypeError naming the argument otherwise."""
-    if not isinstance(x, Array):
-        raise TypeError(f"{func}: '{name}' must be a flexarray array, got "
-                        f"{type(x).__name__}; convert it with flexarray.asarray()")
-    return x
 
 
 def float_result_dtype(func, **arrays):
@@ -44,16 +35,6 @@ def finish(nd, result):
     return wrap(nd)
 
 
-def _int(v, func, name):
-    if isinstance(v, (bool, np.bool_)):
-        raise TypeError(f"{func}: '{name}' must be an int or a tuple of ints, got bool")
-    try:
-        return operator.index(v)
-    except TypeError:
-        raise TypeError(f"{func}: '{name}' must be an int or a tuple of ints, got "
-                        f"{type(v).__name__}") from None
-
-
 def ntuple(v, n, func, name, minimum):
     """An int (repeated) or a sequence of n ints, each >= minimum, as a tuple of n ints."""
     if isinstance(v, (tuple, list)):
@@ -62,9 +43,9 @@ def ntuple(v, n, func, name, minimum):
         if len(v) != n:
             raise ValueError(f"{func}: '{name}' must be an int or a tuple of {n} ints, got "
                              f"{tuple(v)!r}")
-        vals = tuple(_int(e, func, name) for e in v)
+        vals = tuple(check_int(e, func, name, "an int or a tuple of ints") for e in v)
     else:
-        vals = (_int(v, func, name),) * n
+        vals = (check_int(v, func, name, "an int or a tuple of ints"),) * n
     if any(e < minimum for e in vals):
         what = "positive" if minimum == 1 else "non-negative"
         raise ValueError(f"{func}: '{name}' must be {what} (>= {minimum}), got "
@@ -84,3 +65,4 @@ def to5d(nd, n):
 def pad3(t, n, fill):
     """An n-tuple of spatial parameters as the 3-D tuple (leading dims filled)."""
     return (fill,) * (3 - n) + tuple(t)
+from .._helpers import check_int

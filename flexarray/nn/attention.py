@@ -3,7 +3,8 @@ import math
 
 import numpy as np
 
-from . import _common as C
+from .._helpers import check_array
+from . import _common
 from . import _attention_np
 
 __all__ = ["scaled_dot_product_attention"]
@@ -39,10 +40,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, is_causal=Fa
     each head's (L, S) scores; large ones run a tiled online softmax ("flash") whose
     memory is O(tile^2) per worker, whatever L and S.
     """
-    q = C.check_array(query, _F, "query")
-    k = C.check_array(key, _F, "key")
-    v = C.check_array(value, _F, "value")
-    result = C.float_result_dtype(_F, query=q, key=k, value=v)
+    q = check_array(query, _F, "query")
+    k = check_array(key, _F, "key")
+    v = check_array(value, _F, "value")
+    result = _common.float_result_dtype(_F, query=q, key=k, value=v)
     for name, a in (("query", q), ("key", k), ("value", v)):
         if a.ndim < 2:
             raise ValueError(f"{_F}: '{name}' must have at least 2 dimensions (..., seq, "
@@ -90,9 +91,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, is_causal=Fa
                          f"pass enable_gqa=True)") from None
 
     if attn_mask is not None:
-        C.check_array(attn_mask, _F, "attn_mask")
+        check_array(attn_mask, _F, "attn_mask")
         md = attn_mask.dtype
-        if not (C.dt.is_bool(md) or C.dt.is_real_floating(md)):
+        if not (_common.dt.is_bool(md) or _common.dt.is_real_floating(md)):
             raise TypeError(f"{_F}: 'attn_mask' must be boolean or real floating, got {md}")
         target = qbatch + (L, S)
         ok = attn_mask.ndim <= len(target) and all(
@@ -101,13 +102,13 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, is_causal=Fa
             raise ValueError(f"{_F}: 'attn_mask' of shape {attn_mask.shape} does not "
                              f"broadcast to (..., L, S) = {target}")
 
-    cdt = C.compute_dtype(result)
+    cdt = _common.compute_dtype(result)
     mask = None if attn_mask is None else _attention_np.flat_mask(attn_mask._arr, qbatch, cdt)
     qn = _batch3(q, qbatch, cdt)
     kn = _batch3(k, kvbatch, cdt)
     vn = _batch3(v, kvbatch, cdt)
     out = _attention_np.sdpa(qn, kn, vn, mask, bool(is_causal), scale, rep)
-    return C.finish(out.reshape(qbatch + (L, Ev)), result)
+    return _common.finish(out.reshape(qbatch + (L, Ev)), result)
 
 
 def _batch3(a, batch, cdt):

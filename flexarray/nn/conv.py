@@ -7,7 +7,8 @@ channels per group, Winograd F(4, 4) along the rows for 7x7 stride-2 (and 4-wide
 stride-1) layers with >= 32 output channels, im2col + BLAS GEMM in cache-sized blocks
 otherwise.
 """
-from . import _common as C
+from .._helpers import check_array
+from . import _common
 from . import _conv_np
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
@@ -16,14 +17,14 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
 
 def _prologue(n, func, x, weight, bias):
     """Common checks: types, dtypes, ranks. Returns (result dtype, batched x shape, unbatched)."""
-    C.check_array(x, func, "x")
-    C.check_array(weight, func, "weight")
+    check_array(x, func, "x")
+    check_array(weight, func, "weight")
     if bias is not None:
-        C.check_array(bias, func, "bias")
-    result = C.float_result_dtype(func, x=x, weight=weight, bias=bias)
+        check_array(bias, func, "bias")
+    result = _common.float_result_dtype(func, x=x, weight=weight, bias=bias)
     if x.ndim not in (n + 1, n + 2):
-        raise ValueError(f"{func}: 'x' must be {n + 1}-D (C, {C.spatial_names(n)}) or "
-                         f"{n + 2}-D (N, C, {C.spatial_names(n)}), got shape {x.shape}")
+        raise ValueError(f"{func}: 'x' must be {n + 1}-D (C, {_common.spatial_names(n)}) or "
+                         f"{n + 2}-D (N, C, {_common.spatial_names(n)}), got shape {x.shape}")
     if weight.ndim != n + 2:
         raise ValueError(f"{func}: 'weight' must be {n + 2}-D, got shape {weight.shape}")
     unbatched = x.ndim == n + 1
@@ -41,20 +42,20 @@ def _check_bias(func, bias, cout):
 
 
 def _check_groups(func, groups):
-    g = C._int(groups, func, "groups")
+    g = _common._int(groups, func, "groups")
     if g < 1:
         raise ValueError(f"{func}: 'groups' must be positive, got {groups}")
     return g
 
 
 def _operands(x, weight, bias, result, n, unbatched):
-    cdt = C.compute_dtype(result)
-    xn = C.to_compute(x, cdt)
+    cdt = _common.compute_dtype(result)
+    xn = _common.to_compute(x, cdt)
     if unbatched:
         xn = xn[None]
-    wn = C.to_compute(weight, cdt)
-    bn = None if bias is None else C.to_compute(bias, cdt)
-    return C.to5d(xn, n), C.to5d(wn, n), bn
+    wn = _common.to_compute(weight, cdt)
+    bn = None if bias is None else _common.to_compute(bias, cdt)
+    return _common.to5d(xn, n), _common.to5d(wn, n), bn
 
 
 def _conv(n, func, x, weight, bias, stride, padding, dilation, groups):
@@ -72,8 +73,8 @@ def _conv(n, func, x, weight, bias, stride, padding, dilation, groups):
                          f"groups = {groups} expects {Cin_g * groups} "
                          f"(weight.shape[1] * groups)")
     _check_bias(func, bias, Cout)
-    stride = C.ntuple(stride, n, func, "stride", 1)
-    dilation = C.ntuple(dilation, n, func, "dilation", 1)
+    stride = _common.ntuple(stride, n, func, "stride", 1)
+    dilation = _common.ntuple(dilation, n, func, "dilation", 1)
     if isinstance(padding, str):
         if padding == "valid":
             lo = hi = (0,) * n
@@ -88,7 +89,7 @@ def _conv(n, func, x, weight, bias, stride, padding, dilation, groups):
             raise ValueError(f"{func}: 'padding' must be an int, a tuple of {n} ints, "
                              f"'same' or 'valid', got {padding!r}")
     else:
-        lo = hi = C.ntuple(padding, n, func, "padding", 0)
+        lo = hi = _common.ntuple(padding, n, func, "padding", 0)
     for i in range(n):
         eff = dilation[i] * (ks[i] - 1) + 1
         if spatial[i] + lo[i] + hi[i] < eff:
@@ -97,10 +98,10 @@ def _conv(n, func, x, weight, bias, stride, padding, dilation, groups):
                 f"than the padded input ({spatial[i]} + padding {lo[i] + hi[i]}) in spatial "
                 f"dimension {i}: input shape {x.shape}, weight shape {weight.shape}")
     xn, wn, bn = _operands(x, weight, bias, result, n, unbatched)
-    out = _conv_np.conv3d(xn, wn, bn, C.pad3(stride, n, 1), C.pad3(lo, n, 0),
-                          C.pad3(hi, n, 0), C.pad3(dilation, n, 1), groups)
+    out = _conv_np.conv3d(xn, wn, bn, _common.pad3(stride, n, 1), _common.pad3(lo, n, 0),
+                          _common.pad3(hi, n, 0), _common.pad3(dilation, n, 1), groups)
     out = out.reshape(out.shape[:2] + out.shape[5 - n:])
-    return C.finish(out[0] if unbatched else out, result)
+    return _common.finish(out[0] if unbatched else out, result)
 
 
 def _conv_transpose(n, func, x, weight, bias, stride, padding, output_padding, groups,
@@ -112,20 +113,20 @@ def _conv_transpose(n, func, x, weight, bias, stride, padding, output_padding, g
     if weight.shape[0] != Cin:
         raise ValueError(f"{func}: weight.shape[0] must equal the input channels {Cin} "
                          f"(weight is (in_channels, out_channels / groups, "
-                         f"{C.spatial_names(n)})), got weight shape {weight.shape}")
+                         f"{_common.spatial_names(n)})), got weight shape {weight.shape}")
     if Cin % groups:
         raise ValueError(f"{func}: input channels {Cin} must be divisible by groups = "
                          f"{groups}")
     Cout = weight.shape[1] * groups
     _check_bias(func, bias, Cout)
     ks = weight.shape[2:]
-    stride = C.ntuple(stride, n, func, "stride", 1)
-    dilation = C.ntuple(dilation, n, func, "dilation", 1)
+    stride = _common.ntuple(stride, n, func, "stride", 1)
+    dilation = _common.ntuple(dilation, n, func, "dilation", 1)
     if isinstance(padding, str):
         raise ValueError(f"{func}: 'padding' must be an int or a tuple of {n} ints, got "
                          f"{padding!r}")
-    padding = C.ntuple(padding, n, func, "padding", 0)
-    output_padding = C.ntuple(output_padding, n, func, "output_padding", 0)
+    padding = _common.ntuple(padding, n, func, "padding", 0)
+    output_padding = _common.ntuple(output_padding, n, func, "output_padding", 0)
     for i in range(n):
         if output_padding[i] >= max(stride[i], dilation[i]):
             raise ValueError(f"{func}: output_padding {output_padding} must be smaller "
@@ -138,11 +139,11 @@ def _conv_transpose(n, func, x, weight, bias, stride, padding, output_padding, g
                              f"spatial dimension {i} would be {size} (input shape "
                              f"{x.shape}, weight shape {weight.shape})")
     xn, wn, bn = _operands(x, weight, bias, result, n, unbatched)
-    out = _conv_np.conv_transpose3d(xn, wn, bn, C.pad3(stride, n, 1), C.pad3(padding, n, 0),
-                                    C.pad3(output_padding, n, 0), C.pad3(dilation, n, 1),
+    out = _conv_np.conv_transpose3d(xn, wn, bn, _common.pad3(stride, n, 1), _common.pad3(padding, n, 0),
+                                    _common.pad3(output_padding, n, 0), _common.pad3(dilation, n, 1),
                                     groups)
     out = out.reshape(out.shape[:2] + out.shape[5 - n:])
-    return C.finish(out[0] if unbatched else out, result)
+    return _common.finish(out[0] if unbatched else out, result)
 
 
 _CONV_DOC = """{n}-D convolution (cross-correlation) over channels-first input, like
@@ -184,7 +185,7 @@ _CONVT_DOC = """{n}-D transposed convolution ("deconvolution"), like
 
 def _make(n, transposed):
     name = f"conv_transpose{n}d" if transposed else f"conv{n}d"
-    sp = C.spatial_names(n)
+    sp = _common.spatial_names(n)
     fmt = dict(n=n, name=name, sp=sp, ksp=", ".join("k" + s for s in sp.split(", ")),
                osp=", ".join(s + "_out" for s in sp.split(", ")))
     if transposed:

@@ -4,7 +4,8 @@ One 3-D implementation (1-D and 2-D inputs get size-1 depth/height). Max pooling
 propagates NaN and, with ``return_indices``, reports PyTorch's flat index into each
 input plane (``(z * H + y) * W + x``); ties keep the first element, NaN the last NaN.
 """
-from . import _common as C
+from .._helpers import check_array
+from . import _common
 from . import _pool_np
 
 __all__ = [f"{kind}_pool{n}d" for kind in ("max", "avg", "adaptive_avg", "adaptive_max")
@@ -13,12 +14,12 @@ __all__ = [f"{kind}_pool{n}d" for kind in ("max", "avg", "adaptive_avg", "adapti
 
 def _input(n, func, x):
     """Checks x; returns (spatial shape, unbatched, a function giving x as 5-D NumPy)."""
-    C.check_array(x, func, "x")
-    if not C.dt.is_real_floating(x.dtype):
+    check_array(x, func, "x")
+    if not _common.dt.is_real_floating(x.dtype):
         raise TypeError(f"{func}: 'x' must have a real floating-point dtype, got {x.dtype}")
     if x.ndim not in (n + 1, n + 2):
-        raise ValueError(f"{func}: 'x' must be {n + 1}-D (C, {C.spatial_names(n)}) or "
-                         f"{n + 2}-D (N, C, {C.spatial_names(n)}), got shape {x.shape}")
+        raise ValueError(f"{func}: 'x' must be {n + 1}-D (C, {_common.spatial_names(n)}) or "
+                         f"{n + 2}-D (N, C, {_common.spatial_names(n)}), got shape {x.shape}")
     unbatched = x.ndim == n + 1
     spatial = x.shape[-n:]
     if 0 in spatial:
@@ -26,19 +27,19 @@ def _input(n, func, x):
                          f"{x.shape}")
 
     def operand():  # converted only once every parameter is checked
-        xn = C.to_compute(x, C.compute_dtype(x.dtype))
-        return C.to5d(xn[None] if unbatched else xn, n)
+        xn = _common.to_compute(x, _common.compute_dtype(x.dtype))
+        return _common.to5d(xn[None] if unbatched else xn, n)
     return spatial, unbatched, operand
 
 
 def _window_params(n, func, kernel_size, stride, padding, dilation):
-    ks = C.ntuple(kernel_size, n, func, "kernel_size", 1)
+    ks = _common.ntuple(kernel_size, n, func, "kernel_size", 1)
     if stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0):
         st = ks
     else:
-        st = C.ntuple(stride, n, func, "stride", 1)
-    pad = C.ntuple(padding, n, func, "padding", 0)
-    dil = C.ntuple(dilation, n, func, "dilation", 1)
+        st = _common.ntuple(stride, n, func, "stride", 1)
+    pad = _common.ntuple(padding, n, func, "padding", 0)
+    dil = _common.ntuple(dilation, n, func, "dilation", 1)
     if any(p > k // 2 for p, k in zip(pad, ks)):  # PyTorch's rule, for max pooling too
         raise ValueError(f"{func}: padding {pad} must be at most half the kernel size {ks}")
     return ks, st, pad, dil
@@ -58,12 +59,12 @@ def _max_pool(n, func, x, kernel_size, stride, padding, dilation, ceil_mode,
     osp = tuple(_pool_np.pool_out_size(s, k, t, p, d, bool(ceil_mode))
                 for s, k, t, p, d in zip(spatial, ks, st, pad, dil))
     _out_check(func, x, osp, ks, pad, dil)
-    out, idx = _pool_np.max_pool3d(operand(), C.pad3(ks, n, 1), C.pad3(st, n, 1), C.pad3(pad, n, 0),
-                                   C.pad3(dil, n, 1), bool(ceil_mode), bool(return_indices))
+    out, idx = _pool_np.max_pool3d(operand(), _common.pad3(ks, n, 1), _common.pad3(st, n, 1), _common.pad3(pad, n, 0),
+                                   _common.pad3(dil, n, 1), bool(ceil_mode), bool(return_indices))
     res = _unpad(out, n, unbatched)
-    res = C.finish(res, x.dtype)
+    res = _common.finish(res, x.dtype)
     if return_indices:
-        return res, C.wrap(_unpad(idx, n, unbatched))
+        return res, _common.wrap(_unpad(idx, n, unbatched))
     return res
 
 
@@ -77,15 +78,15 @@ def _avg_pool(n, func, x, kernel_size, stride, padding, ceil_mode, count_include
     spatial, unbatched, operand = _input(n, func, x)
     ks, st, pad, _ = _window_params(n, func, kernel_size, stride, padding, 1)
     if divisor_override is not None:
-        divisor_override = C._int(divisor_override, func, "divisor_override")
+        divisor_override = _common._int(divisor_override, func, "divisor_override")
         if divisor_override == 0:
             raise ValueError(f"{func}: 'divisor_override' must be non-zero")
     osp = tuple(_pool_np.pool_out_size(s, k, t, p, 1, bool(ceil_mode))
                 for s, k, t, p in zip(spatial, ks, st, pad))
     _out_check(func, x, osp, ks, pad, (1,) * n)
-    out = _pool_np.avg_pool3d(operand(), C.pad3(ks, n, 1), C.pad3(st, n, 1), C.pad3(pad, n, 0),
+    out = _pool_np.avg_pool3d(operand(), _common.pad3(ks, n, 1), _common.pad3(st, n, 1), _common.pad3(pad, n, 0),
                               bool(ceil_mode), bool(count_include_pad), divisor_override)
-    return C.finish(_unpad(out, n, unbatched), x.dtype)
+    return _common.finish(_unpad(out, n, unbatched), x.dtype)
 
 
 def _adaptive(n, func, x, output_size, mode):
@@ -94,20 +95,20 @@ def _adaptive(n, func, x, output_size, mode):
         if len(output_size) != n:
             raise ValueError(f"{func}: 'output_size' must be an int or a tuple of {n} ints "
                              f"(or None), got {tuple(output_size)!r}")
-        osz = tuple(s if o is None else C._int(o, func, "output_size")
+        osz = tuple(s if o is None else _common._int(o, func, "output_size")
                     for o, s in zip(output_size, spatial))
     else:
         osz = (output_size if type(output_size) is int
-               else C._int(output_size, func, "output_size"),) * n
+               else _common._int(output_size, func, "output_size"),) * n
     if min(osz) < 1:
         raise ValueError(f"{func}: 'output_size' must be positive, got {output_size!r}")
     if mode == "avg" and osz == (1,) * n:
-        xn = C.to_compute(x, C.compute_dtype(x.dtype))
-        return C.finish(_pool_np.global_avg_pool(xn, n), x.dtype)
-    out, idx = _pool_np.adaptive_pool3d(operand(), C.pad3(osz, n, 1), mode)
-    res = C.finish(_unpad(out, n, unbatched), x.dtype)
+        xn = _common.to_compute(x, _common.compute_dtype(x.dtype))
+        return _common.finish(_pool_np.global_avg_pool(xn, n), x.dtype)
+    out, idx = _pool_np.adaptive_pool3d(operand(), _common.pad3(osz, n, 1), mode)
+    res = _common.finish(_unpad(out, n, unbatched), x.dtype)
     if mode == "argmax":
-        return res, C.wrap(_unpad(idx, n, unbatched))
+        return res, _common.wrap(_unpad(idx, n, unbatched))
     return res
 
 
@@ -138,7 +139,7 @@ _AMAX_DOC = """{n}-D adaptive max pooling, like
 
 def _make(kind, n):
     name = f"{kind}_pool{n}d"
-    fmt = dict(n=n, sp=C.spatial_names(n))
+    fmt = dict(n=n, sp=_common.spatial_names(n))
     if kind == "max":
         def f(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
               return_indices=False):

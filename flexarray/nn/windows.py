@@ -2,8 +2,8 @@
 import numpy as np
 
 from .. import _array
-from .._helpers import normalize_axis
-from . import _common as C
+from .._helpers import check_array, normalize_axis
+from . import _common
 
 __all__ = ["unfold"]
 
@@ -32,7 +32,7 @@ def unfold(x, axis, size, step=1):
     # ``w.flags.writeable = False`` +0.36 us, ``w.setflags(write=False)`` +0.2 us, where
     # a read-only memoryview as the buffer makes it read-only at birth for ~0.1 us less).
     if type(x) is not _Array:
-        C.check_array(x, "unfold", "x")
+        check_array(x, "unfold", "x")
     nd = x._arr
     shape = nd.shape
     ndim = len(shape)
@@ -41,8 +41,8 @@ def unfold(x, axis, size, step=1):
             raise ValueError("unfold: 'x' must have at least one dimension, got a 0-d array")
         axis = normalize_axis(axis, ndim, "unfold", "axis")
     if type(size) is not int or type(step) is not int:
-        size = C._int(size, "unfold", "size")
-        step = C._int(step, "unfold", "step")
+        size = _common._int(size, "unfold", "size")
+        step = _common._int(step, "unfold", "step")
     n = shape[axis]
     if not 0 <= size <= n or step < 1:
         _bad_window(shape, axis, size, step)
