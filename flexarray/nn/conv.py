@@ -7,7 +7,7 @@ channels per group, Winograd F(4, 4) along the rows for 7x7 stride-2 (and 4-wide
 stride-1) layers with >= 32 output channels, im2col + BLAS GEMM in cache-sized blocks
 otherwise.
 """
-from .._helpers import check_array
+from .._helpers import check_array, check_int
 from . import _common
 from . import _conv_np
 
@@ -42,7 +42,7 @@ def _check_bias(func, bias, cout):
 
 
 def _check_groups(func, groups):
-    g = _common._int(groups, func, "groups")
+    g = check_int(groups, func, "groups")
     if g < 1:
         raise ValueError(f"{func}: 'groups' must be positive, got {groups}")
     return g

@@ -4,7 +4,7 @@ One 3-D implementation (1-D and 2-D inputs get size-1 depth/height). Max pooling
 propagates NaN and, with ``return_indices``, reports PyTorch's flat index into each
 input plane (``(z * H + y) * W + x``); ties keep the first element, NaN the last NaN.
 """
-from .._helpers import check_array
+from .._helpers import check_array, check_int
 from . import _common
 from . import _pool_np
 
@@ -78,7 +78,7 @@ def _avg_pool(n, func, x, kernel_size, stride, padding, ceil_mode, count_include
     spatial, unbatched, operand = _input(n, func, x)
     ks, st, pad, _ = _window_params(n, func, kernel_size, stride, padding, 1)
     if divisor_override is not None:
-        divisor_override = _common._int(divisor_override, func, "divisor_override")
+        divisor_override = check_int(divisor_override, func, "divisor_override")
         if divisor_override == 0:
             raise ValueError(f"{func}: 'divisor_override' must be non-zero")
     osp = tuple(_pool_np.pool_out_size(s, k, t, p, 1, bool(ceil_mode))
@@ -95,11 +95,11 @@ def _adaptive(n, func, x, output_size, mode):
         if len(output_size) != n:
             raise ValueError(f"{func}: 'output_size' must be an int or a tuple of {n} ints "
                              f"(or None), got {tuple(output_size)!r}")
-        osz = tuple(s if o is None else _common._int(o, func, "output_size")
+        osz = tuple(s if o is None else check_int(o, func, "output_size")
                     for o, s in zip(output_size, spatial))
     else:
         osz = (output_size if type(output_size) is int
-               else _common._int(output_size, func, "output_size"),) * n
+               else check_int(output_size, func, "output_size"),) * n
     if min(osz) < 1:
         raise ValueError(f"{func}: 'output_size' must be positive, got {output_size!r}")
     if mode == "avg" and osz == (1,) * n:

@@ -2,8 +2,7 @@
 import numpy as np
 
 from .. import _array
-from .._helpers import check_array, normalize_axis
-from . import _common
+from .._helpers import check_array, check_int, normalize_axis
 
 __all__ = ["unfold"]
 
@@ -41,8 +40,8 @@ def unfold(x, axis, size, step=1):
             raise ValueError("unfold: 'x' must have at least one dimension, got a 0-d array")
         axis = normalize_axis(axis, ndim, "unfold", "axis")
     if type(size) is not int or type(step) is not int:
-        size = _common._int(size, "unfold", "size")
-        step = _common._int(step, "unfold", "step")
+        size = check_int(size, "unfold", "size")
+        step = check_int(step, "unfold", "step")
     n = shape[axis]
     if not 0 <= size <= n or step < 1:
         _bad_window(shape, axis, size, step)
