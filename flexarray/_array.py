@@ -294,8 +294,7 @@ class Array:
         if api_version is not None and api_version not in SUPPORTED_API_VERSIONS:
             raise ValueError(f"api_version={api_version!r} is not supported; flexarray "
                              f"implements {', '.join(SUPPORTED_API_VERSIONS)}")
-        import flexarray
-        return flexarray
+        return sys.modules[__package__]  # the namespace (no import: flexarray sits above)
 
     def to_device(self, device, /, *, stream=None):
         check_device(device, "to_device")
@@ -335,8 +334,7 @@ class Array:
         return (1, 0)  # (kDLCPU, device id 0)
 
     def __reduce__(self):
-        from ._creation import asarray
-        return (asarray, (np.array(self._arr),))
+        return (wrap, (np.array(self._arr),))
 
     def __repr__(self):
         body = np.array2string(self._arr, separator=", ", prefix="Array(",

@@ -190,11 +190,10 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
 
 # --- NumPy's function protocol (NEP 18) -----------------------------------------------------
 
-def _function_table():
-    """NumPy function -> the flexarray function of the same name and meaning. NumPy calls
-    with arguments flexarray does not take (``np.sum(x, 0)``, ``out=``, ``order=``) raise
-    TypeError there, and NumPy's implementation runs instead."""
-    import flexarray
+def _function_table(flexarray):
+    """NumPy function -> the function of the same name and meaning in the namespace
+    ``flexarray``. NumPy calls with arguments flexarray does not take (``np.sum(x, 0)``,
+    ``out=``, ``order=``) raise TypeError there, and NumPy's implementation runs instead."""
     names = {np.concatenate: "concat", np.cumsum: "cumulative_sum",
              np.cumprod: "cumulative_prod", np.amax: "max", np.amin: "min"}
     for name in ("sum", "prod", "mean", "std", "var", "max", "min", "all", "any", "argmax",
@@ -394,8 +393,9 @@ NDARRAY_PROPERTIES = {
 }
 
 
-def install() -> None:
-    """Bind every operator, its reflected and in-place forms, and NumPy's protocols."""
+def install(namespace) -> None:
+    """Bind every operator, its reflected and in-place forms, and NumPy's protocols
+    (``namespace``: the complete flexarray namespace, for NEP 18's function table)."""
     for stem, name in BINARY.items():
         func = getattr(_elementwise, name)
         setattr(Array, f"__{stem}__", _forward_eliding(name, func))
@@ -410,7 +410,7 @@ def install() -> None:
     Array.__imatmul__ = _imatmul
     Array.__hash__ = None
     Array.__array_ufunc__ = array_ufunc
-    FUNCTIONS.update(_function_table())
+    FUNCTIONS.update(_function_table(namespace))
     Array.__array_function__ = array_function
     for name in NDARRAY_METHODS:
         setattr(Array, name, _ndarray_method(getattr(np, name)))

@@ -8,8 +8,9 @@ from .._helpers import check_array, check_int
 from . import _common
 from . import _pool_np
 
-__all__ = [f"{kind}_pool{n}d" for kind in ("max", "avg", "adaptive_avg", "adaptive_max")
-           for n in (1, 2, 3)]
+__all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
+           "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
+           "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d"]
 
 
 def _input(n, func, x):
@@ -172,7 +173,15 @@ def _make(kind, n):
     return f
 
 
-for _name in __all__:
-    _kind, _n = _name[:-len("_pool1d")], int(_name[-2])
-    globals()[_name] = _make(_kind, _n)
-del _name, _kind, _n
+max_pool1d = _make("max", 1)
+max_pool2d = _make("max", 2)
+max_pool3d = _make("max", 3)
+avg_pool1d = _make("avg", 1)
+avg_pool2d = _make("avg", 2)
+avg_pool3d = _make("avg", 3)
+adaptive_avg_pool1d = _make("adaptive_avg", 1)
+adaptive_avg_pool2d = _make("adaptive_avg", 2)
+adaptive_avg_pool3d = _make("adaptive_avg", 3)
+adaptive_max_pool1d = _make("adaptive_max", 1)
+adaptive_max_pool2d = _make("adaptive_max", 2)
+adaptive_max_pool3d = _make("adaptive_max", 3)
