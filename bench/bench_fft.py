@@ -15,7 +15,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from flexarray._kernels import rfft as K  # noqa: E402
+from flexarray._kernels.fft import rfft as K  # noqa: E402
 
 try:
     import scipy.fft as sfft

@@ -23,7 +23,11 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from flexarray._kernels import argminmax, copy, half, matmul, reduce  # noqa: E402
+from flexarray._kernels import reduce  # noqa: E402
+from flexarray._kernels.reductions import argminmax
+from flexarray._kernels.copy import strided as copy
+from flexarray._kernels.elementwise import half
+from flexarray._kernels.linalg import matmul
 
 try:
     import torch
@@ -141,7 +145,11 @@ def cases(quick):
 _COLD = """
 import time, numpy as np, ml_dtypes
 t0 = time.perf_counter()
-from flexarray._kernels import half, reduce, copy, argminmax, matmul
+from flexarray._kernels.elementwise import half
+from flexarray._kernels.reductions import reduce
+from flexarray._kernels.copy import strided as copy
+from flexarray._kernels.reductions import argminmax
+from flexarray._kernels.linalg import matmul
 import numba
 print(f"import kernels: {time.perf_counter() - t0:.2f} s")
 a = np.ones((64, 64), np.float32)

@@ -230,7 +230,7 @@ def _compute(name, func, args, dt, out=None):
     if dt not in _dt.HALF:
         return _ufunc(func, args, out)
     if name in _HALF_KERNEL_OPS:
-        from ._kernels import half
+        from ._kernels.elementwise import half
         a, b = (x if type(x) is np.ndarray else np.asarray(x, dt) for x in args)
         if a.dtype == b.dtype == dt:
             if out is None:

@@ -2,7 +2,7 @@
 
 Indices are bounds-checked here, in the frontend (IndexError naming the bad index), and
 negative indices count from the end. ``take`` of a C-contiguous array gathers with the
-Numba kernel of ``flexarray._kernels.gather`` from ``GATHER_MIN`` elements (1.3x
+Numba kernel of ``flexarray._kernels.copy.gather`` from ``GATHER_MIN`` elements (1.3x
 ``np.take`` on one thread with ``x`` in cache, 1.0x on random reads of DRAM, plus the second
 core); other layouts and ``take_along_axis`` use NumPy's gathers.
 """
@@ -55,8 +55,8 @@ def take(x, indices, /, *, axis=None):
     a = x._arr
     shape = a.shape[:ax] + idx.shape + a.shape[ax + 1:]
     if a.size and a.flags.c_contiguous and math.prod(shape) >= GATHER_MIN:
-        from ._kernels_bridge import _kernels
-        return wrap(_kernels("gather").take(a, idx, ax, _memory.empty(shape, a.dtype)))
+        from ._engines import kernel_module
+        return wrap(kernel_module("copy.gather").take(a, idx, ax, _memory.empty(shape, a.dtype)))
     return wrap(np.take(a, idx, axis=ax))
 
 

@@ -24,7 +24,7 @@ __all__ = ["broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "ex
 
 
 #: from this many elements a copying reshape uses the tiled Numba copy
-#: (``flexarray._kernels.copy.ascontiguous``): measured against NumPy's copy of a transposed
+#: (``flexarray._kernels.copy.strided.ascontiguous``): measured against NumPy's copy of a transposed
 #: float32 square: 0.5x at 128^2, 1.3x at 256^2, 2.6x at 512^2, 4-5x at 1024^2-4096^2.
 KERNEL_COPY_MIN = 1 << 16
 
@@ -32,7 +32,7 @@ KERNEL_COPY_MIN = 1 << 16
 def contiguous_copy(a: np.ndarray) -> np.ndarray:
     """A fresh C-contiguous copy of the NumPy array ``a``."""
     if a.size >= KERNEL_COPY_MIN:
-        from ._kernels.copy import ascontiguous
+        from ._kernels.copy.strided import ascontiguous
         return ascontiguous(a)
     return np.array(a, order="C", copy=True)
 

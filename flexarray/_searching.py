@@ -6,7 +6,7 @@ refused by the ordering functions. bfloat16 is searched as float32 (exact; NumPy
 comparisons misplace NaN).
 
 Engine: NumPy, and for ``argmax``/``argmin`` the Numba kernels of
-``flexarray._kernels.argminmax`` where they measured faster (see ``_arg_kernel``).
+``flexarray._kernels.reductions.argminmax`` where they measured faster (see ``_arg_kernel``).
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "wher
 
 
 
-#: argmax/argmin use the Numba kernels (``flexarray._kernels.argminmax``) from these sizes.
+#: argmax/argmin use the Numba kernels (``flexarray._kernels.reductions.argminmax``) from these sizes.
 #: Measured, NumPy time / kernel time (2 cores shared with other jobs, +-30%):
 #: - the axis is not the most contiguous dim (e.g. axis 0 of a C array; the kernel scans
 #:   whole rows instead of NumPy's copy-then-scan): 2.2-4x at 256^2, 15-30x from 1024^2,
@@ -62,8 +62,8 @@ def _arg_kernel(a, ax):
             if not any(abs(st) < s for d, (n, st) in enumerate(zip(a.shape, a.strides))
                        if d != ax and n > 1):
                 return None
-    from ._kernels_bridge import _kernels
-    return _kernels("argminmax")
+    from ._engines import kernel_module
+    return kernel_module("reductions.argminmax")
 
 
 #: argmax/argmin along a contiguous axis (native dtypes) are NumPy's own SIMD scan, on a

@@ -9,7 +9,7 @@ for unsigned). ``sort`` negates the sorted key back, which restores every bit (s
 included). Complex arrays have no order: TypeError. bfloat16 sorts as float32 (exact; NumPy's
 bfloat16 comparisons misplace NaN).
 
-Engine: the stable LSD radix sort of ``flexarray._kernels.radix`` (32/64-bit integers and
+Engine: the stable LSD radix sort of ``flexarray._kernels.sort.radix`` (32/64-bit integers and
 every float dtype) for axes of ``RADIX_MIN`` elements or more: measured 5-12x NumPy's stable
 sort and 2-5x its SIMD quicksort at 1M elements, 3-10x at 64K, and at 4K 2.8x for float32,
 1.0x for int64 (a call costs ~10 us; NumPy wins below). Otherwise NumPy's sorts
@@ -48,8 +48,8 @@ def _radix_rows(x, ax):
     n = a.shape[ax]
     if n < RADIX_MIN:
         return None
-    from ._kernels_bridge import _kernels
-    mod = _kernels("radix")
+    from ._engines import kernel_module
+    mod = kernel_module("sort.radix")
     if not mod.supports(a.dtype):
         return None
     if ax != a.ndim - 1:

@@ -6,7 +6,7 @@ cumulative functions give the default integer of the same kind for smaller integ
 int64, uint8 -> uint64, bool -> int64) and keep floating dtypes. float16/bfloat16 accumulate
 in float32 and round once (NumPy's float16 sum overflows to inf and rounds every step).
 
-Engine: ``sum``/``prod``/``min``/``max`` go through :mod:`._kernels_bridge`, which uses the
+Engine: ``sum``/``prod``/``min``/``max`` go through :mod:`._engines`, which uses the
 Numba reduction kernels where they were measured faster and returns None otherwise; then
 NumPy's reductions on the strided view do the work.
 """
@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from . import _dtypes as _dt
-from . import _kernels_bridge as _bridge
+from . import _engines
 from ._array import wrap
 from ._helpers import (cast_result, check_array, check_bool, normalize_axis,
                        reduction_axes)
@@ -86,9 +86,9 @@ _UFUNCS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.mini
 
 def reduce_np(op: str, a: np.ndarray, axes: tuple, acc, keepdims: bool = False):
     """``op`` of NumPy array ``a`` over ``axes``, accumulating in NumPy dtype ``acc``: the
-    Numba kernel where measured faster (see :mod:`._kernels_bridge`), else NumPy. Floating
+    Numba kernel where measured faster (see :mod:`._engines`), else NumPy. Floating
     overflow gives inf without a warning (the IEEE result)."""
-    r = _bridge.reduce(op, a, axes, acc, keepdims)
+    r = _engines.reduce(op, a, axes, acc, keepdims)
     if r is not None:
         return r
     f = _UFUNCS[op]
@@ -143,7 +143,7 @@ def _extremum(func, x, axis, keepdims):
             _out_shape(a.shape, axes, keepdims)) != 0:
         raise ValueError(f"{func}: cannot reduce over a zero-size axis (x has shape "
                          f"{a.shape}, axis={axis}); the {func} of no elements is undefined")
-    r = _bridge.reduce(func, a, axes, a.dtype, keepdims)
+    r = _engines.reduce(func, a, axes, a.dtype, keepdims)
     if r is None:
         if d in _dt.HALF:  # exact in float32; NumPy's own float16/bfloat16 max is 8-18x slower
             a = a.astype(_F32)

@@ -110,13 +110,13 @@ def _axes(func, x, s, axes):
 # --- the kernels -------------------------------------------------------------------------
 
 def _rfft_np(a, n, axis, norm):
-    from ._kernels import rfft as _k
-    return _k.rfft(a, n, axis, norm)
+    from ._kernels.fft import rfft as rfft_kernels
+    return rfft_kernels.rfft(a, n, axis, norm)
 
 
 def _irfft_np(a, n, axis, norm):
-    from ._kernels import rfft as _k
-    return _k.irfft(a, n, axis, norm)
+    from ._kernels.fft import rfft as rfft_kernels
+    return rfft_kernels.irfft(a, n, axis, norm)
 
 
 # --- one-dimensional ---------------------------------------------------------------------

@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 import flexarray as xp
 import flexarray.fft as xfft  # noqa: F401 (also binds xp.fft until __init__ imports it)
-from flexarray._kernels import rfft as K
+from flexarray._kernels.fft import rfft as rfft_kernels
 
 TOL = {np.float32: 1e-5, np.float64: 1e-12, np.complex64: 1e-5, np.complex128: 1e-12}
 REAL = {np.complex64: np.float32, np.complex128: np.float64}
@@ -64,13 +64,13 @@ def in_layout(v, kind):
 def check_pair(x, n, axis, norm):
     """rfft of x and irfft of its spectrum against numpy.fft in float64."""
     dt = x.dtype.type
-    got = K.rfft(x, n, axis, norm)
+    got = rfft_kernels.rfft(x, n, axis, norm)
     ref = np.fft.rfft(wide(x), n, axis, norm)
     assert got.dtype == CPLX[dt]
     assert_close(got, ref, dt)
     spec = ref.astype(CPLX[dt])
     nn = n if n is not None else x.shape[axis]
-    back = K.irfft(spec, nn, axis, norm)
+    back = rfft_kernels.irfft(spec, nn, axis, norm)
     assert back.dtype == dt
     assert_close(back, np.fft.irfft(wide(spec), nn, axis, norm), dt)
 
@@ -84,7 +84,7 @@ def test_kernel_power_of_two_sizes(dtype, logn, monkeypatch):
     n = 1 << logn
     for shape in [(n,), (3, n)]:
         check_pair(normal(rng, shape, dtype), None, -1, "backward")
-    monkeypatch.setattr(K, "PAR_MIN_WORK", 1)              # rows over worker threads
+    monkeypatch.setattr(rfft_kernels, "PAR_MIN_WORK", 1)              # rows over worker threads
     check_pair(normal(rng, (37, n), dtype), None, -1, "ortho")
 
 
@@ -93,8 +93,8 @@ def test_kernel_huge_rows_split_over_threads(dtype, monkeypatch):
     rng = np.random.default_rng(9)
     for norm in ("backward", "forward"):
         check_pair(normal(rng, (1, 1 << 17), dtype), None, -1, norm)    # the real thresholds
-    monkeypatch.setattr(K, "PAR_MIN_WORK", 1)
-    monkeypatch.setattr(K, "BIG_MIN_NC", 1)
+    monkeypatch.setattr(rfft_kernels, "PAR_MIN_WORK", 1)
+    monkeypatch.setattr(rfft_kernels, "BIG_MIN_NC", 1)
     for shape in [(1, 1 << 9), (1, 1 << 12), (1, 1 << 15), (2, 1 << 14)]:
         check_pair(normal(rng, shape, dtype), None, -1, "ortho")
     check_pair(normal(rng, (1 << 13, 1), dtype)[::-1], None, 0, "backward")
@@ -105,7 +105,7 @@ def test_kernel_many_short_rows(dtype, monkeypatch):
     rng = np.random.default_rng(1)
     for par in (False, True):
         if par:
-            monkeypatch.setattr(K, "PAR_MIN_WORK", 1)
+            monkeypatch.setattr(rfft_kernels, "PAR_MIN_WORK", 1)
         for n in (2, 4, 8, 16, 64, 128, 256):
             check_pair(normal(rng, (1001, n), dtype), None, 1, "ortho")
             check_pair(normal(rng, (n, 37), dtype), None, 0, "forward")
@@ -129,7 +129,7 @@ def test_kernel_random_layouts(logn, batch, axis, norm, layout, dtype, seed, res
     # the inverse from a strided, reversed spectrum
     spec = in_layout(normal(rng, tuple(shape[:axis] + [n // 2 + 1] + shape[axis + 1:]),
                             CPLX[dtype]), layout)
-    assert_close(K.irfft(spec, n, axis, norm), np.fft.irfft(wide(spec), n, axis, norm), dtype)
+    assert_close(rfft_kernels.irfft(spec, n, axis, norm), np.fft.irfft(wide(spec), n, axis, norm), dtype)
 
 
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
@@ -137,7 +137,7 @@ def test_kernel_irfft_ignores_imaginary_dc_and_nyquist(dtype):
     rng = np.random.default_rng(5)
     for n in (8, 1024):
         spec = normal(rng, (4, n // 2 + 1), dtype)   # non-Hermitian ends on purpose
-        assert_close(K.irfft(spec, n), np.fft.irfft(wide(spec), n), REAL[dtype])
+        assert_close(rfft_kernels.irfft(spec, n), np.fft.irfft(wide(spec), n), REAL[dtype])
 
 
 def test_kernel_other_sizes_match_numpy():
@@ -150,7 +150,7 @@ def test_kernel_other_sizes_match_numpy():
 @pytest.mark.parametrize("n", [257, 502, 1021, 1527, 4093, 12289])
 def test_kernel_bluestein_lengths(n):
     """float32 lengths with a large prime factor run a Bluestein convolution."""
-    assert K.use_bluestein(n, np.float32) and not K.use_bluestein(n, np.float64)
+    assert rfft_kernels.use_bluestein(n, np.float32) and not rfft_kernels.use_bluestein(n, np.float64)
     rng = np.random.default_rng(n)
     for layout in ("contiguous", "reversed", "strided"):
         x = in_layout(normal(rng, (3, n), np.float32), layout)
@@ -159,7 +159,7 @@ def test_kernel_bluestein_lengths(n):
     check_pair(x, n, 0, "forward")                      # cut, along axis 0
     check_pair(x[:n - 7], n, 0, "backward")             # zero-padded
     spec = normal(rng, (2, n // 2 + 1), np.complex64)   # non-Hermitian ends
-    assert_close(K.irfft(spec, n), np.fft.irfft(wide(spec), n), np.float32)
+    assert_close(rfft_kernels.irfft(spec, n), np.fft.irfft(wide(spec), n), np.float32)
 
 
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
@@ -167,20 +167,20 @@ def test_kernel_complex_fft(dtype):
     rng = np.random.default_rng(2)
     for n in (2, 4, 64, 256, 4096, 1 << 15):
         z = normal(rng, (3, n), dtype)
-        assert_close(K.cfft(z), np.fft.fft(wide(z)), dtype)
-        assert_close(K.cfft(z, inverse=True, scale=1.0 / n), np.fft.ifft(wide(z)), dtype)
-        assert_close(K.cfft(z[:, ::-1]), np.fft.fft(wide(z[:, ::-1])), dtype)
+        assert_close(rfft_kernels.cfft(z), np.fft.fft(wide(z)), dtype)
+        assert_close(rfft_kernels.cfft(z, inverse=True, scale=1.0 / n), np.fft.ifft(wide(z)), dtype)
+        assert_close(rfft_kernels.cfft(z[:, ::-1]), np.fft.fft(wide(z[:, ::-1])), dtype)
 
 
 def test_kernel_empty_batch_and_input_untouched():
     x = np.zeros((0, 16), np.float32)
-    assert K.rfft(x).shape == (0, 9) and K.rfft(x).dtype == np.complex64
-    assert K.irfft(np.zeros((3, 0, 9), np.complex128), 16, axis=-1).shape == (3, 0, 16)
+    assert rfft_kernels.rfft(x).shape == (0, 9) and rfft_kernels.rfft(x).dtype == np.complex64
+    assert rfft_kernels.irfft(np.zeros((3, 0, 9), np.complex128), 16, axis=-1).shape == (3, 0, 16)
     rng = np.random.default_rng(0)
     x = normal(rng, (4, 64), np.float64)
     keep = x.copy()
     x.flags.writeable = False                       # read-only input is fine
-    K.rfft(x)
+    rfft_kernels.rfft(x)
     assert np.array_equal(x, keep)
 
 
@@ -213,10 +213,10 @@ def test_kernel_against_torch():
     for dt in (np.float32, np.float64):
         x = normal(rng, (16, 4096), dt)
         ref = torch.fft.rfft(torch.from_numpy(x.astype(np.float64))).numpy()
-        assert_close(K.rfft(x), ref, dt)
+        assert_close(rfft_kernels.rfft(x), ref, dt)
         spec = ref.astype(CPLX[dt])
         back = torch.fft.irfft(torch.from_numpy(wide(spec)), 4096).numpy()
-        assert_close(K.irfft(spec, 4096), back, dt)
+        assert_close(rfft_kernels.irfft(spec, 4096), back, dt)
 
 
 # --- the fft extension ------------------------------------------------------------------

@@ -48,7 +48,7 @@ def test_take(data):
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_take_gather_kernel_matches_numpy(data):
-    """The Numba gather (flexarray._kernels.gather) on every dtype and axis, forced on for
+    """The Numba gather (flexarray._kernels.copy.gather) on every dtype and axis, forced on for
     small arrays; non-contiguous inputs take NumPy's path and must agree too."""
     from flexarray import _indexing
     x, ref = data.draw(arrays(min_dims=1, max_dims=4))
@@ -66,7 +66,7 @@ def test_take_gather_kernel_matches_numpy(data):
 
 @pytest.mark.parametrize("dtype", ["float32", "complex128", "bool", "float16"])
 def test_take_large_gathers_on_threads(dtype):
-    from flexarray._kernels import gather
+    from flexarray._kernels.copy import gather
     rng = np.random.default_rng(5)
     ref = (rng.standard_normal((64, 3000, 3)) * 4).astype(dtype)
     iref = rng.integers(-3000, 3000, 2000)

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flexarray._kernels import argminmax as A
+from flexarray._kernels.reductions import argminmax as argminmax_kernels
 from helpers.kernels import arrays, random_values
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -26,7 +26,7 @@ def test_argminmax_matches_numpy(dtype, name, data):
     # small integer ranges make ties common
     a = data.draw(arrays(dtype, nonempty, small_ints=True))
     axis = data.draw(st.sampled_from([None] + list(range(a.ndim))))
-    got = getattr(A, name)(a, axis)
+    got = getattr(argminmax_kernels, name)(a, axis)
     ref = reference(name, a, axis)
     assert isinstance(got, np.ndarray) and got.dtype == np.int64
     assert got.shape == np.shape(ref)
@@ -46,10 +46,10 @@ def test_outer_mode_blocks_ties_and_nans(name):
     a[299, 4] = np.nan
     a[:, 5] = 7.0                     # all equal: index 0
     for v in (a, a[::-1], a[:, ::-2]):
-        assert np.array_equal(getattr(A, name)(v, 0), getattr(np, name)(v, axis=0))
+        assert np.array_equal(getattr(argminmax_kernels, name)(v, 0), getattr(np, name)(v, axis=0))
     big = random_values(np.float16, (700, 600), rng)  # threads; float16 values
-    assert np.array_equal(getattr(A, name)(big, 0), getattr(np, name)(big, axis=0))
-    assert np.array_equal(getattr(A, name)(big.T, 1), getattr(np, name)(big.T, axis=1))
+    assert np.array_equal(getattr(argminmax_kernels, name)(big, 0), getattr(np, name)(big, axis=0))
+    assert np.array_equal(getattr(argminmax_kernels, name)(big.T, 1), getattr(np, name)(big.T, axis=1))
 
 
 def test_inner_mode_long_strided_rows():
@@ -57,20 +57,20 @@ def test_inner_mode_long_strided_rows():
     a = rng.integers(-3, 3, (5, 3001)).astype(np.float64)[:, ::-2]  # lanes and a tail
     a[2, 700] = np.nan
     for name in ("argmax", "argmin"):
-        assert np.array_equal(getattr(A, name)(a, 1), getattr(np, name)(a, axis=1))
-        assert getattr(A, name)(a, None) == getattr(np, name)(a)
+        assert np.array_equal(getattr(argminmax_kernels, name)(a, 1), getattr(np, name)(a, axis=1))
+        assert getattr(argminmax_kernels, name)(a, None) == getattr(np, name)(a)
 
 
 def test_complex_is_refused():
     with pytest.raises(TypeError):
-        A.argmax(np.ones(3, np.complex64), 0)
+        argminmax_kernels.argmax(np.ones(3, np.complex64), 0)
 
 
 def test_empty_axis_raises_and_empty_output():
     with pytest.raises(ValueError):
-        A.argmax(np.zeros((3, 0)), 1)
-    assert A.argmin(np.zeros((0, 4)), 1).shape == (0,)
-    assert A.argmax(np.float32(3) * np.ones(()), None) == 0
+        argminmax_kernels.argmax(np.zeros((3, 0)), 1)
+    assert argminmax_kernels.argmin(np.zeros((0, 4)), 1).shape == (0,)
+    assert argminmax_kernels.argmax(np.float32(3) * np.ones(()), None) == 0
 
 
 # --- runs mode: the axis is contiguous (element stride +-1) -----------------------------------
@@ -105,9 +105,9 @@ def test_runs_mode_matches_numpy(dtype):
             base[3, n // 3] = np.nan
         for name, v in run_views(base).items():
             for op in ("argmax", "argmin"):
-                got = getattr(A, op)(v, 1)
+                got = getattr(argminmax_kernels, op)(v, 1)
                 assert np.array_equal(got, reference(op, v, 1)), (dtype, n, name, op)
-                got = getattr(A, op)(v, None)
+                got = getattr(argminmax_kernels, op)(v, None)
                 assert got == reference(op, v, None), (dtype, n, name, op)
 
 
@@ -115,8 +115,8 @@ def test_runs_mode_matches_numpy(dtype):
 def test_runs_mode_threads_and_segments(nthreads, monkeypatch):
     """Long runs cut into segments on threads: the first extreme wins across segments
     (ties and NaNs placed in later segments, a run of the extreme across a boundary)."""
-    monkeypatch.setattr(A, "RUNS_PARALLEL_MIN", 0)
-    monkeypatch.setattr(A, "NTHREADS", nthreads)
+    monkeypatch.setattr(argminmax_kernels, "RUNS_PARALLEL_MIN", 0)
+    monkeypatch.setattr(argminmax_kernels, "NTHREADS", nthreads)
     rng = np.random.default_rng(12)
     a = rng.integers(-50, 50, (2, 70001)).astype(np.float32)
     a[0, 9000:9100] = 60        # a run across a segment boundary
@@ -125,13 +125,13 @@ def test_runs_mode_threads_and_segments(nthreads, monkeypatch):
     a[1, 40000] = -60
     for v in (a, a[:, ::-1], a[:1], a[1:]):
         for op in ("argmax", "argmin"):
-            assert np.array_equal(getattr(A, op)(v, 1), getattr(np, op)(v, axis=1))
-            assert getattr(A, op)(v, None) == getattr(np, op)(v)
+            assert np.array_equal(getattr(argminmax_kernels, op)(v, 1), getattr(np, op)(v, axis=1))
+            assert getattr(argminmax_kernels, op)(v, None) == getattr(np, op)(v)
     h = a.astype(np.float16)  # segments' candidates compared as float32
     for op in ("argmax", "argmin"):
-        assert np.array_equal(getattr(A, op)(h, 1), getattr(np, op)(h, axis=1))
+        assert np.array_equal(getattr(argminmax_kernels, op)(h, 1), getattr(np, op)(h, axis=1))
     many = rng.standard_normal((64, 3000)).astype(np.float32)  # rows on threads
-    assert np.array_equal(A.argmin(many, 1), np.argmin(many, axis=1))
+    assert np.array_equal(argminmax_kernels.argmin(many, 1), np.argmin(many, axis=1))
 
 
 @settings(max_examples=40, deadline=None)
@@ -141,11 +141,11 @@ def test_runs_mode_random_rows(dtype, name, n, seed, rev, nan):
     rng = np.random.default_rng(seed)
     a = random_values(dtype, (3, n), rng, small_ints=True, special=nan)
     v = a[::-1, ::-1] if rev else a
-    assert np.array_equal(getattr(A, name)(v, 1), reference(name, v, 1))
+    assert np.array_equal(getattr(argminmax_kernels, name)(v, 1), reference(name, v, 1))
 
 
 def test_runs_mode_empty_and_zero_rows():
     with pytest.raises(ValueError):
-        A.argmax(np.zeros((3, 0), np.float32), 1)
-    assert A.argmax(np.zeros((0, 5), np.float32), 1).shape == (0,)
-    assert A.argmin(np.zeros((2, 0, 5), np.float32), 2).shape == (2, 0)
+        argminmax_kernels.argmax(np.zeros((3, 0), np.float32), 1)
+    assert argminmax_kernels.argmax(np.zeros((0, 5), np.float32), 1).shape == (0,)
+    assert argminmax_kernels.argmin(np.zeros((2, 0, 5), np.float32), 2).shape == (2, 0)

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flexarray._kernels import kernel
-from flexarray._kernels import _intrinsics as K
+from flexarray._kernels import _intrinsics as intrinsics
 from helpers.kernels import arrays, same_bits
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -30,15 +30,15 @@ BF16 = np.dtype(ml_dtypes.bfloat16)
 @kernel
 def _load_all(u, f16, bf16):
     for i in range(u.size):
-        f16[i] = K.f16_load(u[i])
-        bf16[i] = K.bf16_load(u[i])
+        f16[i] = intrinsics.f16_load(u[i])
+        bf16[i] = intrinsics.bf16_load(u[i])
 
 
 @kernel
 def _store_all(x, f16, bf16):
     for i in range(x.size):
-        f16[i] = K.f16_store(x[i])
-        bf16[i] = K.bf16_store(x[i])
+        f16[i] = intrinsics.f16_store(x[i])
+        bf16[i] = intrinsics.bf16_store(x[i])
 
 
 def test_half_loads_are_exact_for_every_bit_pattern():
@@ -71,7 +71,7 @@ def test_half_stores_round_like_numpy_and_ml_dtypes():
 @given(arrays(np.float64), st.booleans())
 def test_flat_view_addresses_every_element(a, readonly):
     readonly = readonly or not a.flags.writeable
-    flat, off, strides = K.flat_view(a, readonly=readonly)
+    flat, off, strides = intrinsics.flat_view(a, readonly=readonly)
     idx = np.indices(a.shape).reshape(a.ndim, -1) if a.ndim else np.zeros((0, 1), np.int64)
     pos = off + np.asarray(strides, np.int64) @ idx
     assert same_bits(flat[pos], a.reshape(-1))
@@ -83,12 +83,12 @@ def test_flat_view_addresses_every_element(a, readonly):
 def test_flat_view_of_foreign_memory_and_odd_strides():
     buf = bytearray(np.arange(40, dtype=np.float64).tobytes())
     a = np.frombuffer(buf, np.float64).reshape(5, 8)[::-2, 1::3]
-    flat, off, strides = K.flat_view(a)
+    flat, off, strides = intrinsics.flat_view(a)
     assert flat[off + strides[0] * 2 + strides[1]] == a[2, 1]
     odd = np.ndarray((3,), np.float32, buffer=np.zeros(16, np.uint8), offset=1, strides=(5,))
-    assert K.flat_view(odd) is None
+    assert intrinsics.flat_view(odd) is None
     with pytest.raises(ValueError, match="read-only"):
-        K.flat_view(np.broadcast_to(np.zeros(3), (2, 3)))
+        intrinsics.flat_view(np.broadcast_to(np.zeros(3), (2, 3)))
 
 
 def _visited(shape, strides, offsets):
@@ -106,19 +106,19 @@ def test_plan_visits_the_same_elements(shape, data):
     primary = tuple(int(np.prod(shape[i + 1:])) * signs[i] for i in range(len(shape)))
     other = tuple(data.draw(st.sampled_from([0, 1, -1, 3, -7, 40])) for _ in shape)
     offsets = (1000, 500)
-    p = K.plan(shape, (primary, other), offsets)
+    p = intrinsics.plan(shape, (primary, other), offsets)
     if p is None:
-        assert len(shape) > K.RANK
+        assert len(shape) > intrinsics.RANK
         return
     shp, sts, offs = p
-    assert len(shp) == K.RANK and all(len(s) == K.RANK for s in sts)
+    assert len(shp) == intrinsics.RANK and all(len(s) == intrinsics.RANK for s in sts)
     assert all(s >= 0 for n, s in zip(shp, sts[0]) if n > 1)
     assert _visited(shp, sts, offs) == _visited(shape, (primary, other), offsets)
 
 
 def test_run_split_covers_every_item_once():
     seen = []
-    K.run_split(lambda lo, hi: seen.extend(range(lo, hi)), (), 1000, 3)
+    intrinsics.run_split(lambda lo, hi: seen.extend(range(lo, hi)), (), 1000, 3)
     assert sorted(seen) == list(range(1000))
     with pytest.raises(ZeroDivisionError):
-        K.run_split(lambda lo, hi: 1 / 0, (), 10, 2)
+        intrinsics.run_split(lambda lo, hi: 1 / 0, (), 10, 2)

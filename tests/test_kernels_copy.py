@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flexarray._kernels import copy as C
+from flexarray._kernels.copy import strided as copy_kernels
 from helpers.kernels import arrays, in_layout, random_values, same_bits, shapes
 
 # one dtype per item size (1, 2, 4, 8, 16 bytes) plus bool and a half type
@@ -18,7 +18,7 @@ DST_LAYOUTS = ["contiguous", "reversed", "transposed", "strided", "sliced"]
 def test_copy_into_any_layouts(dtype, dst_layout, data):
     src = data.draw(arrays(dtype))
     dst = in_layout(np.zeros(src.shape, dtype), dst_layout)
-    assert C.copy_into(dst, src) is dst
+    assert copy_kernels.copy_into(dst, src) is dst
     assert same_bits(dst, src)
 
 
@@ -29,7 +29,7 @@ def test_copy_into_broadcasts_the_source(shape, data):
     sshape = tuple(1 if data.draw(st.booleans()) else n for n in shape[len(shape) - k:])
     src = data.draw(arrays(np.float32, sshape))
     dst = np.empty(shape, np.float32)
-    C.copy_into(dst, src)
+    copy_kernels.copy_into(dst, src)
     assert same_bits(dst, np.broadcast_to(src, shape))
 
 
@@ -38,20 +38,20 @@ def test_large_transposes_tiled_and_threaded(dtype):
     rng = np.random.default_rng(4)
     a = random_values(dtype, (1030, 1100), rng, special=False)
     for src in (a.T, a[::-1].T, a.T[::3]):
-        out = C.ascontiguous(src)
+        out = copy_kernels.ascontiguous(src)
         assert out.flags.c_contiguous and same_bits(out, src)
     b = random_values(dtype, (7, 130, 150), rng, special=False)
     for perm in [(0, 2, 1), (2, 1, 0), (1, 2, 0)]:
         out = np.empty([b.shape[p] for p in perm], dtype)
-        C.copy_into(out, b.transpose(perm))
+        copy_kernels.copy_into(out, b.transpose(perm))
         assert same_bits(out, b.transpose(perm))
 
 
 def test_zero_size_and_0d():
-    assert C.ascontiguous(np.zeros((3, 0), np.float32)).shape == (3, 0)
+    assert copy_kernels.ascontiguous(np.zeros((3, 0), np.float32)).shape == (3, 0)
     x = np.array(5.5)
     out = np.empty(())
-    C.copy_into(out, x)
+    copy_kernels.copy_into(out, x)
     assert out == 5.5
     with pytest.raises(ValueError):
-        C.copy_into(np.broadcast_to(np.zeros(3), (2, 3)), np.ones((2, 3)))
+        copy_kernels.copy_into(np.broadcast_to(np.zeros(3), (2, 3)), np.ones((2, 3)))

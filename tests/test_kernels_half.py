@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flexarray._kernels import half
+from flexarray._kernels.elementwise import half
 from helpers.kernels import arrays, in_layout, random_values, same_bits, shapes
 
 HALVES = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flexarray._kernels import matmul as MM
+from flexarray._kernels.linalg import matmul as matmul_kernels
 from helpers.kernels import arrays, random_values, same_bits
 
 INTS = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64]
@@ -29,7 +29,7 @@ def matmul_shapes(draw):
 def test_int_matmul_matches_numpy_and_wraps(dtype, shapes, data):
     a = data.draw(arrays(dtype, shapes[0], layouts=LAYOUTS))
     b = data.draw(arrays(dtype, shapes[1], layouts=LAYOUTS))
-    got = MM.int_matmul(a, b)
+    got = matmul_kernels.int_matmul(a, b)
     ref = np.matmul(a, b)
     assert got.dtype == ref.dtype and got.shape == ref.shape
     assert np.array_equal(got, ref)
@@ -40,15 +40,15 @@ def test_int_matmul_large_panels_and_threads():
     rng = np.random.default_rng(11)
     a = random_values(np.int32, (70, 300), rng)[::-1]
     b = random_values(np.int32, (300, 600), rng)
-    assert np.array_equal(MM.int_matmul(a, b), a @ b)
+    assert np.array_equal(matmul_kernels.int_matmul(a, b), a @ b)
     c = random_values(np.int16, (300, 50), rng)
-    assert np.array_equal(MM.int_matmul(a, c), a @ c)  # promoted like NumPy
-    assert np.array_equal(MM.int_matmul(a, c, np.int64), a.astype(np.int64) @ c)
+    assert np.array_equal(matmul_kernels.int_matmul(a, c), a @ c)  # promoted like NumPy
+    assert np.array_equal(matmul_kernels.int_matmul(a, c, np.int64), a.astype(np.int64) @ c)
 
 
 def test_int_matmul_refuses_floats():
     with pytest.raises(TypeError):
-        MM.int_matmul(np.ones((2, 2)), np.ones((2, 2)))
+        matmul_kernels.int_matmul(np.ones((2, 2)), np.ones((2, 2)))
 
 
 @pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16], ids=str)
@@ -56,6 +56,6 @@ def test_half_matmul_rounds_float32_blas_once(dtype):
     rng = np.random.default_rng(12)
     a = random_values(dtype, (2, 30, 40), rng, special=False)
     b = random_values(dtype, (40, 20), rng, special=False).T.copy().T
-    got = MM.half_matmul(a, b)
+    got = matmul_kernels.half_matmul(a, b)
     ref = np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(dtype)
     assert got.dtype == np.dtype(dtype) and same_bits(got, ref)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flexarray._kernels import reduce as R
+from flexarray._kernels.reductions import reduce as reduce_kernels
 from helpers.kernels import arrays, in_layout, random_values, same_bits, shapes
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -50,9 +50,9 @@ def test_float_reductions(case, data):
         return
     if op != "sum" and 0 in [a.shape[d] for d in axes]:
         with pytest.raises(ValueError):
-            R.reduce(op, a, axes)
+            reduce_kernels.reduce(op, a, axes)
         return
-    got = R.reduce(op, a, axes)
+    got = reduce_kernels.reduce(op, a, axes)
     assert got.dtype == a.dtype
     assert got.shape == tuple(n for d, n in enumerate(a.shape) if d not in axes)
     if op == "sum":
@@ -76,7 +76,7 @@ def test_float_products(dtype, data):
     axes = tuple(d for d in range(a.ndim) if data.draw(st.booleans()))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        got = R.reduce("prod", a, axes)
+        got = reduce_kernels.reduce("prod", a, axes)
         assert got.dtype == a.dtype
         assert float_bound_ok(got, a, axes, "prod")
 
@@ -91,7 +91,7 @@ INT_CASES = [(np.int8, np.int64, "sum"), (np.uint64, np.uint64, "sum"),
 def test_integer_sums_and_products_wrap_like_numpy(case, data):
     dtype, acc, op = case
     a, axes = data.draw(array_and_axes(dtype))
-    got = R.reduce(op, a, axes, acc)
+    got = reduce_kernels.reduce(op, a, axes, acc)
     ref = NP[op](a, axis=axes, dtype=acc)
     assert got.dtype == ref.dtype and np.array_equal(got, ref)
 
@@ -102,7 +102,7 @@ def test_integer_max_min(case, data):
     dtype, op = case
     a, axes = data.draw(array_and_axes(dtype, st.lists(st.integers(1, 6), max_size=3)
                                        .map(tuple)))
-    got = R.reduce(op, a, axes)
+    got = reduce_kernels.reduce(op, a, axes)
     ref = NP[op](a, axis=axes)
     assert got.dtype == ref.dtype and np.array_equal(got, ref)
 
@@ -113,7 +113,7 @@ def test_half_reductions_accumulate_in_float32(case, data):
     dtype, op = case
     a, axes = data.draw(array_and_axes(dtype, st.lists(st.integers(1, 6), max_size=3)
                                        .map(tuple)))
-    got = R.reduce(op, a, axes)
+    got = reduce_kernels.reduce(op, a, axes)
     assert got.dtype == a.dtype
     if op == "max":
         with np.errstate(invalid="ignore"):
@@ -137,19 +137,19 @@ def test_half_reductions_accumulate_in_float32(case, data):
 
 def test_float16_sum_neither_overflows_nor_rounds_in_between():
     a = np.tile(np.array([60000.0, 60000.0, -60000.0, -60000.0, 1.0], np.float16), 1000)
-    assert R.reduce("sum", a, (0,)) == np.float16(1000.0)  # partial sums exceed 65504
+    assert reduce_kernels.reduce("sum", a, (0,)) == np.float16(1000.0)  # partial sums exceed 65504
     b = np.full(5000, 1.0, np.float16)  # a float16 accumulator would stop at 2048
-    assert R.reduce("sum", b, (0,)) == np.float16(5000.0)
+    assert reduce_kernels.reduce("sum", b, (0,)) == np.float16(5000.0)
 
 
 def test_complex_and_bool_sums():
     rng = np.random.default_rng(5)
     c = random_values(np.complex64, (7, 300), rng, special=False)[:, ::-1]
-    got = R.reduce("sum", c, (1,))
+    got = reduce_kernels.reduce("sum", c, (1,))
     ref = np.sum(c.astype(np.complex128), axis=1)
     assert got.dtype == np.complex64 and np.allclose(got, ref, rtol=1e-5, atol=1e-3)
     b = rng.random((50, 70)) < 0.3
-    assert np.array_equal(R.reduce("sum", b, (0,), np.int64), b.sum(axis=0))
+    assert np.array_equal(reduce_kernels.reduce("sum", b, (0,), np.int64), b.sum(axis=0))
 
 
 @pytest.mark.parametrize("axes", [(0, 1), (0,), (1,)])
@@ -163,10 +163,10 @@ def test_large_sums_are_pairwise_accurate_and_thread_independent(axes, monkeypat
         a = np.ascontiguousarray(np.tile(a, (32, 1))[:, :64])  # 65536 rows per column
     exact = np.sum(a.astype(np.float64), axis=axes)
     results = []
-    monkeypatch.setattr(R, "PARALLEL_MIN", 0)
+    monkeypatch.setattr(reduce_kernels, "PARALLEL_MIN", 0)
     for nthreads in (1, 2, 3):
-        monkeypatch.setattr(R, "NTHREADS", nthreads)
-        results.append(R.reduce("sum", a, axes))
+        monkeypatch.setattr(reduce_kernels, "NTHREADS", nthreads)
+        results.append(reduce_kernels.reduce("sum", a, axes))
     assert all(same_bits(r, results[0]) for r in results)
     rel = np.max(np.abs(results[0] - exact) / exact)
     assert rel < 2e-6
@@ -174,17 +174,17 @@ def test_large_sums_are_pairwise_accurate_and_thread_independent(axes, monkeypat
 
 def test_empty_and_degenerate_reductions():
     a = np.zeros((3, 0, 4), np.float32)
-    assert same_bits(R.reduce("sum", a, (1,)), np.zeros((3, 4), np.float32))
-    assert same_bits(R.reduce("prod", a, (1,)), np.ones((3, 4), np.float32))
-    assert R.reduce("sum", a, (0,)).shape == (0, 4)
+    assert same_bits(reduce_kernels.reduce("sum", a, (1,)), np.zeros((3, 4), np.float32))
+    assert same_bits(reduce_kernels.reduce("prod", a, (1,)), np.ones((3, 4), np.float32))
+    assert reduce_kernels.reduce("sum", a, (0,)).shape == (0, 4)
     with pytest.raises(ValueError):
-        R.reduce("max", a, (1,))
+        reduce_kernels.reduce("max", a, (1,))
     with pytest.raises(TypeError):
-        R.reduce("max", np.ones(3, np.complex64), (0,))
+        reduce_kernels.reduce("max", np.ones(3, np.complex64), (0,))
     x = np.float64(3.5) * np.ones(())
-    assert R.reduce("sum", x, ()) == 3.5 and R.reduce("sum", x, ()).shape == ()
+    assert reduce_kernels.reduce("sum", x, ()) == 3.5 and reduce_kernels.reduce("sum", x, ()).shape == ()
     y = np.arange(12.0).reshape(3, 4)
-    assert np.array_equal(R.reduce("max", y, ()), y)
+    assert np.array_equal(reduce_kernels.reduce("max", y, ()), y)
 
 
 def test_many_dims_fall_back_to_a_reordered_copy():
@@ -192,7 +192,7 @@ def test_many_dims_fall_back_to_a_reordered_copy():
     a = random_values(np.float64, (3, 2, 3, 2, 3, 2, 3, 2), rng, special=False)[
         ::-1, :, ::2, :, ::-1, :, ::2, :]
     for axes in [(0, 2, 4, 6), (1, 3, 5, 7), (0, 1, 2, 3, 4, 5, 6, 7)]:
-        got = R.reduce("sum", a, axes)
+        got = reduce_kernels.reduce("sum", a, axes)
         assert np.allclose(got, np.sum(a, axis=axes), rtol=1e-12, atol=1e-12)
 
 
@@ -207,18 +207,18 @@ def test_overlapping_window_sums_threads_and_accuracy(size, monkeypatch):
     for any thread count, within the error bound, and reversed or strided windows too."""
     rng = np.random.default_rng(21)
     v = rng.standard_normal(5000).astype(np.float32)
-    monkeypatch.setattr(R, "OVERLAP_PARALLEL_MIN", 0)
+    monkeypatch.setattr(reduce_kernels, "OVERLAP_PARALLEL_MIN", 0)
     for w in (windows(v, size), windows(v[::-1], size), windows(v[::3], size)[::2]):
         results = []
         for nthreads in (1, 2, 3):
-            monkeypatch.setattr(R, "NTHREADS", nthreads)
-            results.append(R.reduce("sum", w, (1,)))
+            monkeypatch.setattr(reduce_kernels, "NTHREADS", nthreads)
+            results.append(reduce_kernels.reduce("sum", w, (1,)))
         assert all(same_bits(r, results[0]) for r in results)
         assert float_bound_ok(results[0], w, (1,), "sum")
-        assert same_bits(R.reduce("max", w, (1,)), np.max(w, axis=1))
+        assert same_bits(reduce_kernels.reduce("max", w, (1,)), np.max(w, axis=1))
     h = windows(v.astype(np.float16), size)
     want = np.sum(h.astype(np.float64), axis=1).astype(np.float32).astype(np.float16)
-    got = R.reduce("sum", h, (1,))
+    got = reduce_kernels.reduce("sum", h, (1,))
     assert np.allclose(got.astype(np.float32), want.astype(np.float32), rtol=2e-3, atol=1e-2)
 
 
@@ -238,7 +238,7 @@ def test_short_contiguous_runs(dtype, op, n, seed, layout):
     if op in ("max", "min"):
         acc = None
     with np.errstate(all="ignore"):
-        got = R.reduce(op, v, (1,), acc)
+        got = reduce_kernels.reduce(op, v, (1,), acc)
         ref = NP[op](v, axis=1, dtype=acc) if acc else NP[op](v, axis=1)
     assert got.dtype == ref.dtype
     if np.dtype(dtype).kind == "f" and op in ("sum", "prod"):

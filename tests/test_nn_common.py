@@ -208,7 +208,7 @@ def test_vector_sum_is_the_documented_fixed_order(dtype):
     bytes into four accumulators in turn (the last nvec % 4 into the first), accumulators
     starting at -0.0, then (a0 + a1) + (a2 + a3) and a pairwise fold of the lanes."""
     from flexarray._kernels import kernel
-    from flexarray._kernels.nn_common import vector_sum
+    from flexarray._kernels.nn.common import vector_sum
 
     @kernel(cache=False)
     def call(src, start, nvec):

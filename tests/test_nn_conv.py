@@ -181,16 +181,16 @@ def test_conv2d_engines(engine, dname, bias, monkeypatch):
 def test_winograd_w_fused_and_matmul_paths(engine, dname, fused, monkeypatch):
     """Winograd along W computes each block in one kernel calling NumPy's BLAS when it
     can find it, with np.matmul between kernels otherwise: both against the reference."""
-    from flexarray._kernels import blas
-    from flexarray._kernels import nn_conv as K_
+    from flexarray._kernels.linalg import blas
+    from flexarray._kernels.nn import conv as nn_conv_kernels
     from flexarray.nn import _conv_np
     npdt = FLOATS[dname][1]
     if fused and not blas.gemm_pointer(npdt):
         pytest.skip("NumPy's BLAS is not an OpenBLAS with 64-bit integers")
     monkeypatch.setattr(_conv_np, "_WINO_W_FUSED", fused)
     blocks = []
-    fused_block = K_.wino_w_block
-    monkeypatch.setattr(K_, "wino_w_block", lambda *a: blocks.append(1) or fused_block(*a))
+    fused_block = nn_conv_kernels.wino_w_block
+    monkeypatch.setattr(nn_conv_kernels, "wino_w_block", lambda *a: blocks.append(1) or fused_block(*a))
     xs, ws, groups, stride, pad = ENGINES[engine]
     rng = np.random.default_rng(11)
     x = rng.standard_normal(xs).astype(npdt)
@@ -292,11 +292,11 @@ def test_conv_winograd_w_not_taken_for_weights_it_cannot_take(value, monkeypatch
 def test_row_split_kernel(npdt, S, ja, jb):
     """The row split (8 x 8 transposes for S = 8) against a plain loop, every element
     of the destination checked, the untouched ones included."""
-    from flexarray._kernels import nn_conv as K_
+    from flexarray._kernels.nn import conv as nn_conv_kernels
     pw, d, plane = 3, 5, 40
     src = np.arange(S * jb + 8, dtype=npdt) + 0.5
     got = np.full(d + S * plane + 8, -1.0, npdt)
-    K_._split_interior(got, d, plane, src, ja, jb, pw, S)
+    nn_conv_kernels._split_interior(got, d, plane, src, ja, jb, pw, S)
     ref = np.full_like(got, -1.0)
     for j in range(ja, jb):
         for s in range(S):
@@ -308,7 +308,7 @@ def test_row_split_kernel(npdt, S, ja, jb):
 def test_winograd_w_output_kernel_is_the_cook_toom_transform(npdt):
     """The output kernel's written-out F(4, 4) A^T equals the one derived from the
     interpolation points, on every tile of every row (a partial last tile included)."""
-    from flexarray._kernels import nn_conv as K_
+    from flexarray._kernels.nn import conv as nn_conv_kernels
     from flexarray.nn._conv_np import _cook_toom
     AT = _cook_toom(4)[0]
     rng = np.random.default_rng(0)
@@ -318,7 +318,7 @@ def test_winograd_w_output_kernel_is_the_cook_toom_transform(npdt):
     bias = rng.standard_normal(Cout).astype(npdt)
     out = np.full(2 * Cout * Ho * Wo, -7.0, npdt)
     ooff = Cout * Ho * Wo  # the second image of the flat output
-    K_.wino_w_output(M, bias, out, ooff, Ho, Wo, q0, nq, J, np.empty(4 * nq * J, npdt))
+    nn_conv_kernels.wino_w_output(M, bias, out, ooff, Ho, Wo, q0, nq, J, np.empty(4 * nq * J, npdt))
     y = np.einsum("af,fcqt->cqta", AT, M.astype(float).reshape(7, Cout, nq, J))
     ref = np.full((2, Cout, Ho, Wo), -7.0)
     ref[1, :, q0:q0 + nq] = (y.reshape(Cout, nq, 4 * J)[:, :, :Wo] + bias[:, None, None])

@@ -101,7 +101,7 @@ def test_argmax_argmin_large_strided(op, dtype, layout, axis):
         base[rng.integers(0, n, 40), rng.integers(0, n + 3, 40)] = np.nan
     ref = base if layout == "c" else base.T
     x = xp.asarray(ref)
-    assert _arg_kernel(x._arr, axis) is not None, "flexarray._kernels.argminmax is missing"
+    assert _arg_kernel(x._arr, axis) is not None, "flexarray._kernels.reductions.argminmax is missing"
     w = wide(ref)
     r = func(x, axis=axis, keepdims=True)
     if axis is None:

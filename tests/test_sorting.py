@@ -38,7 +38,7 @@ def test_sort_and_argsort(data, descending, stable):
 @settings(max_examples=60, deadline=None)
 @given(data=st.data(), descending=st.booleans(), stable=st.booleans())
 def test_radix_sort_kernel_on_every_layout(data, descending, stable):
-    """The radix kernel (flexarray._kernels.radix), forced on for short axes."""
+    """The radix kernel (flexarray._kernels.sort.radix), forced on for short axes."""
     from flexarray import _sorting
     saved, _sorting.RADIX_MIN = _sorting.RADIX_MIN, 1
     try:

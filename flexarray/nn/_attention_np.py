@@ -32,7 +32,7 @@ def sdpa(q, k, v, mask, is_causal, scale, gqa_rep):
     batch b reads key/value batch b // gqa_rep. mask: None or (buf, boff, qs, ks) from
     :func:`flat_mask`: element (b, i, j) at buf[boff[b] + i*qs + j*ks].
     """
-    from flexarray._kernels import nn_attention as K_
+    from flexarray._kernels.nn import attention as nn_attention_kernels
 
     B, L, E = q.shape
     S = k.shape[1]
@@ -97,14 +97,14 @@ def sdpa(q, k, v, mask, is_causal, scale, gqa_rep):
             np.matmul(kk[:, :cend], scaled_q(b0, b1, 0, L).transpose(0, 2, 1), out=ST)
             m = np.full((b1 - b0, L), -np.inf, dtype)
             alpha, sub, cs = state(b1 - b0, L)
-            K_.softmax_tiles(ST, kscale, mbuf, moffs(b0, b1, 0, 0), mqs, mks, mkind, is_causal,
+            nn_attention_kernels.softmax_tiles(ST, kscale, mbuf, moffs(b0, b1, 0, 0), mqs, mks, mkind, is_causal,
                              0, 0, m, alpha, sub, cs, fused)
             if not fused:
                 np.exp(ST, out=ST)
                 np.sum(ST, axis=1, out=cs)
             o = out[b0:b1]
             np.matmul(ST.transpose(0, 2, 1), vv[:, :cend], out=o)
-            K_.divide_rows(o, cs)
+            nn_attention_kernels.divide_rows(o, cs)
 
         _par.run(item_fn, range(0, B, nh), parallel)
         return out
@@ -132,7 +132,7 @@ def sdpa(q, k, v, mask, is_causal, scale, gqa_rep):
             c1 = min(cend, c0 + bk)
             ST = STbuf[:(c1 - c0) * nb].reshape(1, c1 - c0, nb)  # transposed scores
             np.matmul(kk[:, c0:c1], qT, out=ST)
-            K_.softmax_tiles(ST, kscale, mbuf, moffs(b, b + 1, r0, c0), mqs, mks, mkind,
+            nn_attention_kernels.softmax_tiles(ST, kscale, mbuf, moffs(b, b + 1, r0, c0), mqs, mks, mkind,
                              is_causal, r0, c0, m, alpha, sub, cs, fused)
             if not fused:
                 np.exp(ST, out=ST)
@@ -147,7 +147,7 @@ def sdpa(q, k, v, mask, is_causal, scale, gqa_rep):
                 o *= alpha[:, :, None]
                 np.matmul(PT, vv[:, c0:c1], out=tmp)
                 o += tmp
-        K_.divide_rows(o, l)
+        nn_attention_kernels.divide_rows(o, l)
 
     _par.run(flash_fn, items, parallel)
     return out

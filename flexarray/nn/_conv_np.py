@@ -62,7 +62,7 @@ def out_size(n, k, s, p_total, d, ceil=False):
 
 
 def geometry(x_shape, cout, cin_g, cout_g, ksize, stride, pad_lo, dilation, out_spatial):
-    """The int64 geometry tuple the kernels share (see flexarray._kernels.nn_conv)."""
+    """The int64 geometry tuple the kernels share (see flexarray._kernels.nn.conv)."""
     return tuple(int(v) for v in (*x_shape, cout, cin_g, cout_g, *ksize, *stride, *pad_lo,
                                   *dilation, *out_spatial))
 
@@ -84,7 +84,7 @@ def use_winograd(cin_g, cout_g, ks, stride, dilation, D, kd_pad):
 
 def conv3d(x, w, b, stride, pad_lo, pad_hi, dilation, groups):
     """Cross-correlation like torch.nn.functional.conv3d (pads may be asymmetric)."""
-    from flexarray._kernels import nn_conv as K_
+    from flexarray._kernels.nn import conv as nn_conv_kernels
 
     N, C, D, H, W = x.shape
     Cout, Cin_g = w.shape[:2]
@@ -108,7 +108,7 @@ def conv3d(x, w, b, stride, pad_lo, pad_hi, dilation, groups):
         out = np.empty((N, Cout, Do, Ho, Wo), dtype)
         bb = b if b is not None else np.zeros(Cout, dtype)
         xf, wf, of = x.reshape(-1), w.reshape(-1), out.reshape(-1)
-        _par.run_ranges(lambda j0, j1: K_.direct(xf, wf, bb, of, g, j0, j1), N * Cout,
+        _par.run_ranges(lambda j0, j1: nn_conv_kernels.direct(xf, wf, bb, of, g, j0, j1), N * Cout,
                         macs >= _DIRECT_PAR_MIN_MACS)
         return out
 
@@ -117,7 +117,7 @@ def conv3d(x, w, b, stride, pad_lo, pad_hi, dilation, groups):
         return _winograd(x, w, b, pad_lo[1:], osp[1:], groups, macs, g)
 
     if (use_winograd_w(Cout_g, ks, stride, dilation, D, osp)
-            and K_._all_below(w.reshape(-1), _wino_w_limit(dtype))
+            and nn_conv_kernels._all_below(w.reshape(-1), _wino_w_limit(dtype))
             and (b is None or np.isfinite(b).all())):
         out = _winograd_w(x, w, b, g, groups, macs)
         if out is not None:
@@ -146,7 +146,7 @@ def _im2col_blocks(x, w, b, g, out, groups):
 
     block((n, group, q0, nq)) computes output rows q = oz*Ho + oy in [q0, q0 + nq) of
     image n, group; a row of ones in the column matrix carries the bias."""
-    from flexarray._kernels import nn_conv as K_
+    from flexarray._kernels.nn import conv as nn_conv_kernels
 
     N, C, D, H, W = x.shape
     Cout, Cin_g = w.shape[:2]
@@ -186,7 +186,7 @@ def _im2col_blocks(x, w, b, g, out, groups):
         col = _par.scratch("im2col", (rows, m), x.dtype)
         if b is not None:
             col[Kdim] = 1
-        K_.im2col(xflat, (n * C + grp * Cin_g) * plane, g, Wq, Kdim, q0, nqb, col)
+        nn_conv_kernels.im2col(xflat, (n * C + grp * Cin_g) * plane, g, Wq, Kdim, q0, nqb, col)
         np.matmul(wmats[grp], col,
                   out=out[n, grp * Cout_g:(grp + 1) * Cout_g, q0 * Wo:q0 * Wo + m])
 
@@ -195,7 +195,7 @@ def _im2col_blocks(x, w, b, g, out, groups):
 
 def _winograd(x, w, b, pad, osp, groups, macs, g):
     """3x3 stride-1 convolution of (N, C, 1, H, W) by Winograd F(2x2, 3x3)."""
-    from flexarray._kernels import nn_conv as K_
+    from flexarray._kernels.nn import conv as nn_conv_kernels
 
     N, C, _, H, W = x.shape
     Cout, Cin_g = w.shape[:2]
@@ -232,7 +232,7 @@ def _winograd(x, w, b, pad, osp, groups, macs, g):
         xp[:, r0:r1, :pw] = 0
         xp[:, r0:r1, c1:] = 0
         xp[:, r0:r1, pw:c1] = x[n, grp * Cin_g:(grp + 1) * Cin_g, 0, y0 + r0:y0 + r1, :c1 - pw]
-        if not K_.wino_input(xp.reshape(-1), Hp, Wp, nb, TW, V):
+        if not nn_conv_kernels.wino_input(xp.reshape(-1), Hp, Wp, nb, TW, V):
             # inf/NaN in this block: its output rows by im2col, as the definition says
             nonlocal fallback
             if fallback is None:
@@ -241,7 +241,7 @@ def _winograd(x, w, b, pad, osp, groups, macs, g):
             fallback((n, grp, r0, min(Ho, r0 + 2 * nb) - r0))
             return
         np.matmul(U[:, grp * Cout_g:(grp + 1) * Cout_g], V, out=M)
-        K_.wino_output(M, bias[grp * Cout_g:(grp + 1) * Cout_g], oflat,
+        nn_conv_kernels.wino_output(M, bias[grp * Cout_g:(grp + 1) * Cout_g], oflat,
                        (n * Cout + grp * Cout_g) * Ho * Wo, Ho, Wo, tr0, nb, TW)
 
     _par.run(block, [(n, grp, tr0, nb) for n in range(N) for grp in range(groups)
@@ -309,8 +309,8 @@ def _wino_w_limit(dtype):
 def _winograd_w(x, w, b, g, groups, macs):
     """2-D convolution of (N, C, 1, H, W) by Winograd F(4, r) along W (see the kernels),
     or None when x holds an inf, NaN or a value large enough to overflow the transforms."""
-    from flexarray._kernels import blas
-    from flexarray._kernels import nn_conv as K_
+    from flexarray._kernels.linalg import blas
+    from flexarray._kernels.nn import conv as nn_conv_kernels
 
     N, C, _, H, W = x.shape
     Cout, Cin_g, _, kh, kw = w.shape
@@ -370,16 +370,16 @@ def _winograd_w(x, w, b, g, groups, macs):
         if rejected:
             return
         if gemm_fn:  # the whole block in one nogil call
-            if not K_.wino_w_block(x2, H, W, sh, ph, S, pw, nc0, q0, kh, sw, dh, limit, xs,
+            if not nn_conv_kernels.wino_w_block(x2, H, W, sh, ph, S, pw, nc0, q0, kh, sw, dh, limit, xs,
                                    R, V, gemm_fn, U, grp * Cout_g * K, Cout * K, M, bg[grp],
                                    oflat, ooff, Ho, Wo, J, Y):
                 rejected.append(item)
             return
-        if not K_.wino_w_input(x2, H, W, sh, ph, S, pw, nc0, q0, kh, sw, dh, limit, xs, R, V):
+        if not nn_conv_kernels.wino_w_input(x2, H, W, sh, ph, S, pw, nc0, q0, kh, sw, dh, limit, xs, R, V):
             rejected.append(item)
             return
         np.matmul(Ug[grp], V, out=M)
-        K_.wino_w_output(M, bg[grp], oflat, ooff, Ho, Wo, q0, nb, J, Y)
+        nn_conv_kernels.wino_w_output(M, bg[grp], oflat, ooff, Ho, Wo, q0, nb, J, Y)
 
     _par.run(block, [(n, grp, q0, nb) for n in range(N) for grp in range(groups)
                      for q0, nb in _blocks(Ho, nq)], macs >= _PAR_MIN_MACS)
@@ -391,7 +391,7 @@ def conv_transpose3d(x, w, b, stride, padding, output_padding, dilation, groups)
 
     GEMM (W^T x) into a column block, then col2im scatters it into the output. Work is
     split over (image, group, output-channel chunk): disjoint outputs, so no races."""
-    from flexarray._kernels import nn_conv as K_
+    from flexarray._kernels.nn import conv as nn_conv_kernels
 
     N, Cin, Di, Hi, Wi = x.shape
     Cin_g = Cin // groups
@@ -435,7 +435,7 @@ def conv_transpose3d(x, w, b, stride, padding, output_padding, dilation, groups)
             m = nqb * Wi
             col = _par.scratch("col2im", (R, m), dtype)
             np.matmul(wT, xg[:, q0 * Wi:q0 * Wi + m], out=col)
-            K_.col2im(col, g, c1 - c0, q0, nqb, oflat, ooff)
+            nn_conv_kernels.col2im(col, g, c1 - c0, q0, nqb, oflat, ooff)
 
     _par.run(item_fn, [(n, grp, c0, c1) for n in range(N) for grp in range(groups)
                        for c0, c1 in chunks], parallel)

@@ -32,7 +32,7 @@ def _geometry(shape, ks, st, pad, dil, osp):
 
 def max_pool3d(x, ks, st, pad, dil, ceil_mode, return_indices):
     """Max pooling; returns (out, int64 indices or None)."""
-    from flexarray._kernels import nn_pool as K_
+    from flexarray._kernels.nn import pool as nn_pool_kernels
     N, C, D, H, W = x.shape
     osp = tuple(pool_out_size(n, k, s, p, d, ceil_mode)
                 for n, k, s, p, d in zip((D, H, W), ks, st, pad, dil))
@@ -43,7 +43,7 @@ def max_pool3d(x, ks, st, pad, dil, ceil_mode, return_indices):
         g = _geometry((D, H, W), ks, st, pad, dil, osp)
         taps = out.size * ks[0] * ks[1] * ks[2]
         xf, of, jf, want = x.reshape(-1), out.reshape(-1), idx.reshape(-1), bool(return_indices)
-        _par.run_ranges(lambda p0, p1: K_.max_pool(xf, of, jf, want, g, p0, p1), planes,
+        _par.run_ranges(lambda p0, p1: nn_pool_kernels.max_pool(xf, of, jf, want, g, p0, p1), planes,
                         taps >= _PAR_MIN_TAPS)
     return out, (idx if return_indices else None)
 
@@ -61,7 +61,7 @@ def _avg_divisors(n, k, s, p, o, count_include_pad, dtype):
 
 def avg_pool3d(x, ks, st, pad, ceil_mode, count_include_pad, divisor_override):
     """Average pooling (PyTorch's divisor rules)."""
-    from flexarray._kernels import nn_pool as K_
+    from flexarray._kernels.nn import pool as nn_pool_kernels
     N, C, D, H, W = x.shape
     osp = tuple(pool_out_size(n, k, s, p, 1, ceil_mode)
                 for n, k, s, p in zip((D, H, W), ks, st, pad))
@@ -78,7 +78,7 @@ def avg_pool3d(x, ks, st, pad, ceil_mode, count_include_pad, divisor_override):
     planes = N * C
     taps = out.size * ks[0] * ks[1] * ks[2]
     xf, of = x.reshape(-1), out.reshape(-1)
-    _par.run_ranges(lambda p0, p1: K_.avg_pool(xf, of, g, *divs, p0, p1), planes,
+    _par.run_ranges(lambda p0, p1: nn_pool_kernels.avg_pool(xf, of, g, *divs, p0, p1), planes,
                     taps >= _PAR_MIN_TAPS)
     return out
 
@@ -93,12 +93,12 @@ def global_avg_pool(x, n):
     spatial dims: adaptive average pooling to size 1 (a network's head). 16x512x7x7
     float32: 26 us for the kernel (vector sums), against 33 us for a BLAS matrix-vector
     product with weights 1/n; the 5-D detour of the general path cost ~2 us more."""
-    from flexarray._kernels import nn_pool as K_
+    from flexarray._kernels.nn import pool as nn_pool_kernels
     m = math.prod(x.shape[x.ndim - n:])
     planes = x.size // m
     out = np.empty(x.shape[:x.ndim - n] + (1,) * n, x.dtype)
     xf, of = x.reshape(-1), out.reshape(-1)
-    _par.run_ranges(lambda p0, p1: K_.mean_rows(xf, of, m, p0, p1), planes,
+    _par.run_ranges(lambda p0, p1: nn_pool_kernels.mean_rows(xf, of, m, p0, p1), planes,
                     x.size >= _PAR_MIN_TAPS)
     return out
 
@@ -109,7 +109,7 @@ def adaptive_pool3d(x, osp, mode):
     Returns (out, indices or None)."""
     N, C, D, H, W = x.shape
     planes = N * C
-    from flexarray._kernels import nn_pool as K_
+    from flexarray._kernels.nn import pool as nn_pool_kernels
     out = np.empty((N, C) + tuple(osp), x.dtype)
     want = mode == "argmax"
     idx = np.empty(out.shape if want else (1,), np.int64)
@@ -121,6 +121,6 @@ def adaptive_pool3d(x, osp, mode):
     taps = N * C * D * H * W
     code = {"avg": 0, "max": 1, "argmax": 2}[mode]
     xf, of, jf = x.reshape(-1), out.reshape(-1), idx.reshape(-1)
-    _par.run_ranges(lambda p0, p1: K_.adaptive(xf, of, jf, code, (D, H, W), *wins, p0, p1),
+    _par.run_ranges(lambda p0, p1: nn_pool_kernels.adaptive(xf, of, jf, code, (D, H, W), *wins, p0, p1),
                     planes, taps >= _PAR_MIN_TAPS)
     return out, (idx if want else None)

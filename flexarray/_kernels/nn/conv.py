@@ -20,8 +20,8 @@ adjoint is taken: (D, H, W) is then the transposed conv's output, (Do, Ho, Wo) i
 import numpy as np
 
 from flexarray._kernels import kernel
-from flexarray._kernels.blas import gemm
-from flexarray._kernels.nn_common import _valid_range, transpose8
+from flexarray._kernels.linalg.blas import gemm
+from flexarray._kernels.nn.common import _valid_range, transpose8
 
 
 # ----------------------------------------------------------------------------- im2col
@@ -500,7 +500,7 @@ def wino_w_input(x, H, W, sh, ph, S, pw, nc0, q0, kh, sw, dh, limit, xs, R, V):
 def wino_w_block(x, H, W, sh, ph, S, pw, nc0, q0, kh, sw, dh, limit, xs, R, V, gemm_fn, U,
                  uoff, ustep, M, bias, out, ooff, Ho, Wo, J, Y):
     """One block of Winograd along W in one call: :func:`wino_w_input`, the 7 GEMMs
-    M[f] = U[f] V[f] through BLAS (:func:`flexarray._kernels.blas.gemm`; U[f] of the
+    M[f] = U[f] V[f] through BLAS (:func:`flexarray._kernels.linalg.blas.gemm`; U[f] of the
     group at flat offset uoff + f*ustep, rows K apart), :func:`wino_w_output`. False (out
     untouched) when the input check fails."""
     if not wino_w_input(x, H, W, sh, ph, S, pw, nc0, q0, kh, sw, dh, limit, xs, R, V):

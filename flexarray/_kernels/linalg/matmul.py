@@ -119,7 +119,7 @@ def int_matmul(a, b, dtype=None):
 
 def half_matmul(a, b):
     """``a @ b`` for float16/bfloat16 arrays (same dtype): float32 BLAS, rounded once."""
-    from flexarray._kernels import half
+    from flexarray._kernels.elementwise import half
     dt = a.dtype
     r = np.matmul(half.to_float32(a), half.to_float32(b))
     return half.from_float32(r, dt)

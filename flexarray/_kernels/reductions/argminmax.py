@@ -27,8 +27,8 @@ from numba.extending import register_jitable
 from flexarray._kernels import kernel
 from flexarray._kernels._intrinsics import (NTHREADS, element_kind, flat_view,
                                             load_as, run_split, stack_array)
-from flexarray._kernels.reduce import _LANES as _RLANES
-from flexarray._kernels.reduce import _combine, _identity, _lanes
+from flexarray._kernels.reductions.reduce import _LANES as _RLANES
+from flexarray._kernels.reductions.reduce import _combine, _identity, _lanes
 
 __all__ = ["argmax", "argmin"]
 
@@ -290,7 +290,7 @@ def _arg(opname, a, axis):
         if a.ndim == 0:
             return np.zeros((), np.int64)
         if not a.flags.c_contiguous:
-            from flexarray._kernels.copy import ascontiguous
+            from flexarray._kernels.copy.strided import ascontiguous
             a = ascontiguous(a)
         a = a.reshape(-1)
         axis = 0

@@ -12,7 +12,7 @@ geometry ``g`` for regular pooling::
 import numpy as np
 
 from flexarray._kernels import kernel
-from flexarray._kernels.nn_common import _valid_range, vector_sum
+from flexarray._kernels.nn.common import _valid_range, vector_sum
 
 
 @kernel

@@ -312,7 +312,7 @@ def _restage(shp, x, xo, xs):
     n = shp[0] * shp[1] * shp[2] * shp[3]
     if abs(xs[3]) <= 1 or n < _RESTAGE_MIN:
         return x, xo, xs
-    from flexarray._kernels.copy import copy_flat
+    from flexarray._kernels.copy.strided import copy_flat
     cs = (shp[1] * shp[2] * shp[3], shp[2] * shp[3], shp[3], 1)
     tmp = np.empty(n, x.dtype)
     copy_flat(shp, x, xo, xs, tmp, 0, cs)

@@ -16,7 +16,7 @@ import numpy as np
 _modules = {}
 
 
-def _kernels(name):
+def kernel_module(name):
     """``flexarray._kernels.<name>``, imported on first use. A kernel module that fails to
     import is a bug, not a reason to fall back quietly: the error propagates."""
     try:
@@ -28,7 +28,7 @@ def _kernels(name):
 
 def _entry(module, name):
     """Function ``name`` of kernel module ``module``."""
-    return getattr(_kernels(module), name)
+    return getattr(kernel_module(module), name)
 
 
 # --- reductions -------------------------------------------------------------------------------
@@ -76,7 +76,7 @@ def reduce(op, a, axes, acc, keepdims):
     gate = _reduce_gate(op, a, axes, np.dtype(acc))
     if gate is None or a.size < gate:
         return None
-    r = _entry("reduce", "reduce")(op, a, axes, acc if op in ("sum", "prod") else None)
+    r = _entry("reductions.reduce", "reduce")(op, a, axes, acc if op in ("sum", "prod") else None)
     if keepdims:
         r = r.reshape(tuple(1 if i in axes else n for i, n in enumerate(a.shape)))
     return r
@@ -121,7 +121,7 @@ def int_matmul(a, b, dt):
     blas_first = work < _INT_SMALL or np.dtype(dt).itemsize == 8
     if blas_first and k * _max_abs(a) * _max_abs(b) < _F64_EXACT:
         return _exact_float64_matmul(a, b, dt)
-    return _entry("matmul", "int_matmul")(a, b, dt)
+    return _entry("linalg.matmul", "int_matmul")(a, b, dt)
 
 
 def _exact_float64_matmul(a, b, dt):
@@ -141,4 +141,4 @@ def half_matmul(a, b):
     once; None below the size gate (the caller converts with NumPy)."""
     if a.size + b.size < _HALF_MATMUL_MIN:
         return None
-    return _entry("matmul", "half_matmul")(a, b)
+    return _entry("linalg.matmul", "half_matmul")(a, b)
