@@ -19,6 +19,7 @@ from ._buffer import is_private
 
 # --- the table ----------------------------------------------------------------------------
 from ._helpers import scalar_operand
+from ._engines import gates
 # name: (implementation, input category, result rule, may warn)
 #   category: which (promoted) dtypes are accepted
 #   result:   'same' (the promoted dtype), 'bool', 'real' (complex -> its real dtype),
@@ -114,8 +115,7 @@ BINARY = {
 _SCALARS = (builtins.bool, int, float, complex)
 _HALF_NP = (np.dtype(np.float16), _dt.bfloat16)
 _BY_NP = _dt._BY_NP
-#: below this many output elements one thread does the work (thread hand-off ~20-40 us)
-PARALLEL_MIN = 1 << 20
+PARALLEL_MIN = gates.ELEMENTWISE_THREADS_MIN  # measured: flexarray/_engines/gates.py
 
 
 def _check_category(name, cat, dtype, what="x"):
@@ -285,8 +285,7 @@ def _make_binary(name, func, cat):
     return f
 
 
-#: from this many elements a temporary left operand takes the result (see _array)
-ELIDE_MIN = 1 << 16
+ELIDE_MIN = gates.ELIDE_MIN  # measured: flexarray/_engines/gates.py
 
 
 def apply_elided(name, x, other):

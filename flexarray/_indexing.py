@@ -16,11 +16,11 @@ from . import _dtypes as _dt
 from . import _memory
 from ._array import wrap
 from ._helpers import broadcast_shape_of, check_array, checked_indices, normalize_axis
+from ._engines import gates
 
 __all__ = ["take", "take_along_axis"]
 
-#: result elements from which ``take`` uses the gather kernel (a Numba call costs ~2 us)
-GATHER_MIN = 1 << 14
+GATHER_MIN = gates.GATHER_KERNEL_MIN  # measured: flexarray/_engines/gates.py
 
 
 

@@ -17,16 +17,14 @@ from . import _dtypes as _dt
 from ._array import Array, copy_of, view_of, wrap
 from ._helpers import (broadcast_shape_of, check_array, check_int, normalize_axes,
                        normalize_axis)
+from ._engines import gates
 
 __all__ = ["broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims",
            "flip", "moveaxis", "permute_dims", "repeat", "reshape", "roll", "squeeze",
            "stack", "tile", "unstack"]
 
 
-#: from this many elements a copying reshape uses the tiled Numba copy
-#: (``flexarray._kernels.copy.strided.ascontiguous``): measured against NumPy's copy of a transposed
-#: float32 square: 0.5x at 128^2, 1.3x at 256^2, 2.6x at 512^2, 4-5x at 1024^2-4096^2.
-KERNEL_COPY_MIN = 1 << 16
+KERNEL_COPY_MIN = gates.COPY_KERNEL_MIN  # measured: flexarray/_engines/gates.py
 
 
 def contiguous_copy(a: np.ndarray) -> np.ndarray:

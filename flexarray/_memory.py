@@ -20,11 +20,11 @@ import sys
 import threading
 
 import numpy as np
+from ._engines import gates
 
 __all__ = ["empty", "release"]
 
-#: smaller requests go straight to NumPy
-POOL_MIN = 1 << 22
+POOL_MIN = gates.RESULT_POOL_MIN  # measured: flexarray/_engines/gates.py
 
 
 def _default_cap() -> int:

@@ -20,6 +20,7 @@ from ._array import Array, wrap
 from ._helpers import (_INDEX, broadcast_shape_of, check_array, check_bool, check_ordered,
                        checked_indices, index_result, normalize_axes, normalize_axis,
                        ordered_operand, scalar_operand)
+from ._engines import gates
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
 
@@ -31,22 +32,8 @@ __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "wher
 
 
 
-#: argmax/argmin use the Numba kernels (``flexarray._kernels.reductions.argminmax``) from these sizes.
-#: Measured, NumPy time / kernel time (2 cores shared with other jobs, +-30%):
-#: - the axis is not the most contiguous dim (e.g. axis 0 of a C array; the kernel scans
-#:   whole rows instead of NumPy's copy-then-scan): 2.2-4x at 256^2, 15-30x from 1024^2,
-#:   0.3x at 64^2 (call overhead);
-#: - float16, any axis: 1.5-10x from 256^2 (NumPy compares float16 slowly);
-#: - a contiguous axis (runs mode: a vectorized extreme pass per chunk, then a short scan
-#:   for its first index; two threads from 1M elements). NumPy 2.4 copies read-only input
-#:   first (flexarray's views of foreign memory are read-only): 4096^2 float32 axis 1
-#:   3.5-4.5x NumPy on read-only input; 0.8-0.85x NumPy's time on writeable input with one
-#:   thread, 0.9-1.2x with two;
-#: - axis=None: C-contiguous input as one run split into segments (1.0-1.1x NumPy on
-#:   writeable input, ~4x on read-only); other layouts a tiled copy first (1.0-9x from
-#:   1024^2, 0.3-2x at 256^2); never for bool (NumPy stops at the first True).
-ARG_KERNEL_MIN = 1 << 16
-ARG_KERNEL_FLAT_MIN = 1 << 20
+ARG_KERNEL_MIN = gates.ARG_KERNEL_MIN  # measured: flexarray/_engines/gates.py
+ARG_KERNEL_FLAT_MIN = gates.ARG_KERNEL_FLAT_MIN  # measured: flexarray/_engines/gates.py
 
 
 def _arg_kernel(a, ax):
@@ -66,15 +53,7 @@ def _arg_kernel(a, ax):
     return kernel_module("reductions.argminmax")
 
 
-#: argmax/argmin along a contiguous axis (native dtypes) are NumPy's own SIMD scan, on a
-#: writable alias of read-only views: NumPy 2.4 copies read-only input first (1.6-2.3x
-#: slower; flexarray's views of foreign memory are read-only), and it only reads the
-#: alias. From this many elements the rows are split across worker threads: 1.15-1.6x
-#: NumPy at 4096^2 float32 (memory-bound at ~27 GB/s on one core), 1.15x at 2048^2; at
-#: 1024^2 the hand-off made it 0.55x of one thread. The kernel's runs mode
-#: measured 0.8x NumPy at 4096^2 on one thread and 0.25-0.6x from 256^2 to 1024^2, so it
-#: only serves float16/bfloat16 and memory that cannot be aliased writable.
-ARG_NUMPY_THREADS_MIN = 1 << 22
+ARG_NUMPY_THREADS_MIN = gates.ARG_NUMPY_THREADS_MIN  # measured: flexarray/_engines/gates.py
 
 
 def _numpy_rows(npfunc, a, ax):

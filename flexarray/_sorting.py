@@ -23,11 +23,11 @@ import numpy as np
 from ._array import wrap
 from ._helpers import (AxisError, check_array, check_bool, index_result, normalize_axis,
                        ordered_operand)
+from ._engines import gates
 
 __all__ = ["argsort", "sort"]
 
-#: axis length from which the radix kernel sorts
-RADIX_MIN = 1 << 12
+RADIX_MIN = gates.RADIX_KERNEL_MIN  # measured: flexarray/_engines/gates.py
 
 
 def _prepare(func, x, axis, descending, stable):

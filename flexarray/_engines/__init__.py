@@ -12,6 +12,7 @@ import math
 
 import ml_dtypes
 import numpy as np
+from . import gates
 
 _modules = {}
 
@@ -36,21 +37,7 @@ def _entry(module, name):
 _HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 _F32 = np.dtype(np.float32)
 
-# Input sizes (elements) from which the Numba reduction kernels beat NumPy, from
-# bench/bench_reductions.py and sweeps over 64^2..4096^2 (NumPy time / kernel time; 2 cores
-# shared with other jobs, so +-30% noise between runs):
-# - float16: 3.5-20x from 256^2 (NumPy converts element by element); bfloat16: 1.4-6x from
-#   1024^2, ~0.7x at 256^2.
-# - sum/prod of 8/16/32-bit integers and bool into int64/uint64: 1.3-2.5x from 1024^2
-#   (NumPy's widening cast is slow), ~1x at 256^2.
-# - float32 sums from 4M elements, on two threads (reduce.PARALLEL_MIN): 4096^2 axis 0
-#   1.5x, axis 1 1.3x, all axes 1.25-1.35x (one thread: 1.07x, 0.85x and 0.63-0.80x);
-#   ~1x at 2048^2, 0.8-0.9x at 1024^2. Along axis 0 the kernel is also more accurate
-#   (pairwise, where NumPy adds row by row).
-# Everywhere else NumPy is as fast or faster (float64 sums 0.6-0.9x, SIMD max/min of
-# float32/float64/int64 0.5-1x, int64 sums 0.5-1.5x): NumPy does those.
-_GATES = {"float16": 1 << 16, "bfloat16": 1 << 18, "widening": 1 << 18,
-          "float32 sum/prod": 1 << 22}
+_GATES = gates.REDUCE_KERNEL_MIN  # measured: flexarray/_engines/gates.py
 _GATE_MIN = min(_GATES.values())  # below this, no kernel (checked first: ~0.2 us)
 
 
@@ -85,8 +72,7 @@ def reduce(op, a, axes, acc, keepdims):
 # --- integer matmul ---------------------------------------------------------------------------
 
 _F64_EXACT = 1 << 53  # every integer of magnitude below this is a float64
-#: below this many multiply-adds the exact float64 path wins for every integer dtype
-_INT_SMALL = 1 << 21
+_INT_SMALL = gates.INT_MATMUL_BLAS_MAX  # measured: flexarray/_engines/gates.py
 
 
 def _max_abs(a) -> int:
@@ -131,9 +117,7 @@ def _exact_float64_matmul(a, b, dt):
 
 # --- float16/bfloat16 matmul ----------------------------------------------------------------
 
-#: from this many operand elements the kernels' float16/bfloat16 <-> float32 conversions
-#: (~14x NumPy's astype for float16 at 1024^2) are worth importing Numba for
-_HALF_MATMUL_MIN = 1 << 16
+_HALF_MATMUL_MIN = gates.HALF_MATMUL_KERNEL_MIN  # measured: flexarray/_engines/gates.py
 
 
 def half_matmul(a, b):

@@ -16,13 +16,12 @@ BLAS again, reading the transposed tile in place. Work is split over worker thre
 import numpy as np
 
 from . import _par
+from .._engines import gates
 
-# One head's whole (L, S) score matrix is materialized up to this many elements (1 MB of
-# float32: it stays in L2 between the two GEMMs).
-_MATERIALIZE_MAX = 1 << 18
+_MATERIALIZE_MAX = gates.ATTENTION_MATERIALIZE_MAX  # measured: flexarray/_engines/gates.py
 _BQ = 256  # flash query block
 _BK = 2048  # flash key/value tile (fewer, larger tiles: less per-tile overhead)
-_PAR_MIN_FLOPS = 1 << 25  # ~0.3 ms of GEMM: below, one thread (waking workers ~30-100 us)
+_PAR_MIN_FLOPS = gates.ATTENTION_THREADS_MIN  # measured: flexarray/_engines/gates.py
 
 
 def sdpa(q, k, v, mask, is_causal, scale, gqa_rep):

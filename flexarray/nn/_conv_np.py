@@ -26,6 +26,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import _par
+from .._engines import gates
 
 # im2col column blocks of about this many bytes: large enough for an efficient GEMM and
 # few Python steps, small enough to stay in cache. Measured on one core (0.5/1/2 MB):
@@ -44,13 +45,8 @@ _WINO_W_BLOCK_BYTES = 1 << 20
 # Winograd-along-W blocks call BLAS from their kernel when NumPy's OpenBLAS is found
 # (tests turn it off to check the np.matmul path too)
 _WINO_W_FUSED = True
-# Below this many multiply-adds a GEMM engine runs inline (no worker threads): waking the
-# workers costs ~30 us on a quiet machine and measured ~50-100 us under load, so a call
-# must have ~0.2 ms of work (8M multiply-adds of GEMM) to gain from two cores.
-_PAR_MIN_MACS = 1 << 23
-# The same for the direct kernel (~2-4 multiply-adds per ns serial): depthwise conv1d
-# 8x32x512 k3 (0.4M) measured 54 us inline against 105 us on the workers, under load.
-_DIRECT_PAR_MIN_MACS = 1 << 20
+_PAR_MIN_MACS = gates.CONV_GEMM_THREADS_MIN  # measured: flexarray/_engines/gates.py
+_DIRECT_PAR_MIN_MACS = gates.CONV_DIRECT_THREADS_MIN  # measured: flexarray/_engines/gates.py
 
 
 def out_size(n, k, s, p_total, d, ceil=False):

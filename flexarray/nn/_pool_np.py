@@ -7,10 +7,9 @@ import math
 import numpy as np
 
 from . import _par
+from .._engines import gates
 
-# Kernels go to the worker threads from this many window taps (~0.3 ms of serial work;
-# waking the workers costs ~30-100 us).
-_PAR_MIN_TAPS = 1 << 19
+_PAR_MIN_TAPS = gates.POOL_THREADS_MIN  # measured: flexarray/_engines/gates.py
 
 
 def pool_out_size(n, k, s, p, d, ceil_mode):

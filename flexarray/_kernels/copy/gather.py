@@ -15,11 +15,11 @@ import numpy as np
 
 from flexarray._kernels import kernel
 from flexarray._threads import NTHREADS, run_split
+from flexarray._engines import gates
 
 __all__ = ["take"]
 
-#: items per call from which worker threads share the gather
-PARALLEL_MIN = 1 << 20
+PARALLEL_MIN = gates.GATHER_THREADS_MIN  # measured: flexarray/_engines/gates.py
 _BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 

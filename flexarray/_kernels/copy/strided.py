@@ -24,6 +24,7 @@ import numpy as np
 from flexarray._kernels import kernel
 from flexarray._kernels._intrinsics import NTHREADS, flat_view, plan, row_item, run_split
 from flexarray._memory import empty
+from flexarray._engines import gates
 
 __all__ = ["copy_into", "ascontiguous", "copy_flat"]
 
@@ -31,10 +32,7 @@ __all__ = ["copy_into", "ascontiguous", "copy_flat"]
 _BITS = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
          8: np.dtype(np.uint64), 16: np.dtype(np.complex128)}
 _CHUNK = 1 << 16         # elements per work item in row mode
-# Tiled transposes are compute-bound (4096^2 float32: ~36 ms, 3.5 GB/s): threads from 4M
-# elements on (on this shared 2-core machine a second thread measured 0.94-1.0x; on an idle
-# one compute-bound kernels gain ~1.9x).
-PARALLEL_MIN = 1 << 22
+PARALLEL_MIN = gates.COPY_THREADS_MIN  # measured: flexarray/_engines/gates.py
 
 
 def _copy_kernel(src, so, ss, dst, do, sd, shape, tile, lo, hi):

@@ -36,6 +36,7 @@ from flexarray._memory import empty
 from flexarray._kernels._intrinsics import (NTHREADS, as_readonly, bf16_load, bf16_store,
                                             f16_load, f16_store, flat_view, fpext_half,
                                             fptrunc_half, plan, row_item, run_split)
+from flexarray._engines import gates
 
 __all__ = ["binary", "binary_flat", "to_float32", "from_float32", "convert_into",
            "convert_flat", "OPS", "HALF_DTYPES"]
@@ -48,9 +49,7 @@ _VIEW = {FLOAT16: np.dtype(np.uint16), BFLOAT16: np.dtype(np.int16)}
 
 OPS = {"add": 0, "subtract": 1, "multiply": 2, "divide": 3, "maximum": 4, "minimum": 5}
 
-# Threads: None = never. This work is memory-bound (16M-element float16 add: ~3.4 ms on one
-# thread, ~29 GB/s); a second thread measured 0.4-0.95x on this shared 2-core machine.
-PARALLEL_MIN = None
+PARALLEL_MIN = gates.HALF_THREADS_MIN  # measured: flexarray/_engines/gates.py
 _CHUNK = 1 << 14  # elements of the innermost dim per work item
 _BLOCK = 2048     # strided operands are staged through contiguous scratch blocks of this size
 
@@ -302,10 +301,7 @@ def binary_flat(op, shape, a, ao, sa, b, bo, sb, out, oo, so):
     _launch(_binary, (OPS[op], a, ao, sa4, b, bo, sb4, out, oo, so4), shp)
 
 
-# An input whose innermost stride (in the output's order) is not 0 or +-1, e.g. a transposed
-# operand, is first copied into that order by copy.py's cache-blocked tiles: element-wise
-# gathers with a 2048-element stride measured 15x slower than the copy plus a contiguous pass.
-_RESTAGE_MIN = 1 << 14
+_RESTAGE_MIN = gates.HALF_RESTAGE_MIN  # measured: flexarray/_engines/gates.py
 
 
 def _restage(shp, x, xo, xs):

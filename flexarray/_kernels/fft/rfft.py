@@ -36,6 +36,7 @@ from numba.extending import intrinsic, overload
 
 from flexarray._kernels import kernel
 from flexarray import _threads
+from flexarray._engines import gates
 
 u = np.uint64
 U1 = np.uint64(1)
@@ -716,11 +717,8 @@ def _unit(kind, mode, lo, hi, b, ntmin, x, roffs, es, out, olen, ip, tw, meta, s
 # NumPy-level entry points
 
 _NORMS = ("backward", "ortho", "forward")
-# Reals per call below which one thread is faster: ~0.25 ms (float32) to ~0.6 ms (float64)
-# of serial work; handing pieces to a worker thread cost 40-50 us here (measured: 8-32
-# rows of 4096 points were 1.2-2x slower on two threads, 64 rows break even under load).
-PAR_MIN_WORK = 1 << 18
-BIG_MIN_NC = 1 << 16        # complex length from which a lone row is split over threads
+PAR_MIN_WORK = gates.FFT_THREADS_MIN  # measured: flexarray/_engines/gates.py
+BIG_MIN_NC = gates.FFT_SPLIT_ROW_MIN  # measured: flexarray/_engines/gates.py
 PIECES_PER_THREAD = 4
 
 
@@ -866,14 +864,8 @@ def cfft(a, inverse=False, scale=1.0):
 # ----------------------------------------------------------------------------------------
 # other lengths: pocketfft through NumPy, or Bluestein on the power-of-two kernel
 
-# Measured (docs/fft.md; one thread each, rows of ~1k-100k points): pocketfft wins by
-# 2-30x when the largest prime factor of n is below ~128 (it has radix passes for small
-# primes); from ~251 up a float32 Bluestein convolution on the power-of-two kernel is
-# 1.9-5.6x faster than pocketfft (whose own Bluestein runs in float64-like cost). In
-# float64 our kernel is ~2x slower than in float32 and Bluestein stayed at 0.3-0.8x of
-# pocketfft (one 2.0x win at n = 65521), so float64 always uses pocketfft.
-BLUESTEIN_MIN_N = 256
-BLUESTEIN_MIN_FACTOR = 251
+BLUESTEIN_MIN_N = gates.BLUESTEIN_MIN_N  # measured: flexarray/_engines/gates.py
+BLUESTEIN_MIN_FACTOR = gates.BLUESTEIN_MIN_FACTOR  # measured: flexarray/_engines/gates.py
 
 
 def _largest_prime_factor(n):

@@ -20,15 +20,14 @@ import numpy as np
 
 from flexarray._kernels import kernel
 from flexarray._kernels._intrinsics import NTHREADS, flat_view, run_split
+from flexarray._engines import gates
 
 __all__ = ["int_matmul", "half_matmul"]
 
 _MB = 32      # rows of a per work item
 _KB = 256     # k panel
 _NB = 512     # n panel (a _KB x _NB panel of int32 b is 512 KB: stays in L2)
-# Threads from this many multiply-adds on (compute-bound; a second thread measured 1.0x on
-# this shared 2-core machine, ~1.9x for compute-bound work on an idle one).
-PARALLEL_MIN = 1 << 24
+PARALLEL_MIN = gates.INT_MATMUL_THREADS_MIN  # measured: flexarray/_engines/gates.py
 
 
 def _matmul_kernel(a, aoff, sam, sak, b, boff, out, M, N, K, lo, hi):

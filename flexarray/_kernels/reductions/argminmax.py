@@ -29,6 +29,7 @@ from flexarray._kernels._intrinsics import (NTHREADS, element_kind, flat_view,
                                             load_as, run_split, stack_array)
 from flexarray._kernels.reductions.reduce import _LANES as _RLANES
 from flexarray._kernels.reductions.reduce import _combine, _identity, _lanes
+from flexarray._engines import gates
 
 __all__ = ["argmax", "argmin"]
 
@@ -37,11 +38,8 @@ _ROWS = 32         # outer mode: rows per block
 _LANES = 32        # inner mode: lanes
 _CHUNK = 2048      # runs mode: elements per chunk (extreme pass, then index scan from L1)
 _FIND = 64         # runs mode: elements tested at once when looking for the extreme
-# Threads for the outer-mode scan from this many elements on (compute-bound: ~7 ms for
-# 4096^2 float32 on one thread; a second thread measured 1.0-1.1x on this busy machine).
-PARALLEL_MIN = 1 << 22
-# Threads for runs mode (a contiguous axis) from this many elements on.
-RUNS_PARALLEL_MIN = 1 << 20
+PARALLEL_MIN = gates.ARG_THREADS_MIN  # measured: flexarray/_engines/gates.py
+RUNS_PARALLEL_MIN = gates.ARG_RUNS_THREADS_MIN  # measured: flexarray/_engines/gates.py
 
 
 ARGMAX, ARGMIN = 0, 1  # ``op`` (a runtime int: LLVM unswitches the branches on it)

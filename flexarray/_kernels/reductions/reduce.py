@@ -35,6 +35,7 @@ from numba.extending import overload, register_jitable
 from flexarray._kernels import kernel
 from flexarray._kernels._intrinsics import (NTHREADS, PLAIN, element_kind, flat_view, gather,
                                             load_as, plan, run_split, stack_array)
+from flexarray._engines import gates
 
 __all__ = ["reduce", "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "OPS"]
 
@@ -49,17 +50,8 @@ _SEG_ELEMS = 1 << 22  # outer mode: about this many elements per work item
 _STACK = 64        # pairwise stack depth (2**64 blocks)
 _SHORT_RUN = 1024  # inner mode: shorter contiguous reduced runs go to NumPy (see reduce())
 
-# Threads from this many elements (None = never). Sums are memory-bound, but one core does
-# not saturate memory: 4096x4096 float32, NumPy time / kernel time, one thread -> two,
-# with one other process busy on the second core: axis 1 0.85 -> 1.27, axis 0 1.07 -> 1.53
-# (float64 axis 0 1.66 -> 1.80). With several processes competing for both cores a
-# second thread measured 0.4-0.95x (the caller then does most pieces itself). Segments are
-# sized by shape only, so enabling threads never changes a result.
-PARALLEL_MIN = 1 << 22
-# ... except where the input overlaps itself (each element read ``_REUSE`` times or more,
-# e.g. sliding windows): that work runs from cache and is compute-bound. Windows of 64 over
-# 1M float32 (64M additions), sum over the window: 1 thread 3.9-5.7 ms, 2 threads 2.6-2.9 ms.
-OVERLAP_PARALLEL_MIN = 1 << 22
+PARALLEL_MIN = gates.REDUCE_THREADS_MIN  # measured: flexarray/_engines/gates.py
+OVERLAP_PARALLEL_MIN = gates.REDUCE_OVERLAP_THREADS_MIN  # measured: flexarray/_engines/gates.py
 _REUSE = 4
 
 

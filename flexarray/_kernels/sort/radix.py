@@ -22,6 +22,7 @@ import numpy as np
 
 from flexarray._kernels import kernel
 from flexarray._threads import NTHREADS, run_split
+from flexarray._engines import gates
 
 __all__ = ["argsort", "sort"]
 
@@ -30,8 +31,7 @@ _UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 #: (kind, infinity's bits) per NumPy dtype name; bfloat16's is float32's upper half
 _FLOAT_INF = {"float16": 0x7C00, "bfloat16": 0x7F80, "float32": 0x7F800000,
               "float64": 0x7FF0000000000000}
-#: elements from which worker threads share the rows (each row is sorted by one thread)
-_PARALLEL_ELEMENTS = 1 << 16
+_PARALLEL_ELEMENTS = gates.RADIX_THREADS_MIN  # measured: flexarray/_engines/gates.py
 
 
 @kernel

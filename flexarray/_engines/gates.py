@@ -1,0 +1,213 @@
+"""Every engine gate of flexarray in one table: the size, dtype and thread-count thresholds
+that choose between a Numba kernel, NumPy (BLAS, LAPACK, pocketfft) and one or several
+threads, each with the measurement that set it.
+
+This module is pure data (no imports), so every layer may read it, kernels included; each
+module that applies a gate binds it to a local name (``PARALLEL_MIN = gates.COPY_THREADS_MIN``)
+so tests can move it. To tune: change the value here, rerun ``bench/`` and the tests, and
+update the measurement. Units are elements unless the name says otherwise (MACS:
+multiply-adds, FLOPS, TAPS: window taps). Measured on the project's 2-core machine (AMD Zen 4,
+shared with other jobs: +-30% between runs) unless noted.
+"""
+
+# --- Elementwise ----------------------------------------------------------------------
+# below this many output elements one thread does the work (thread hand-off ~20-40 us)
+# (used by _elementwise.PARALLEL_MIN)
+ELEMENTWISE_THREADS_MIN = 1 << 20
+
+# from this many elements a temporary left operand takes the result (see _array)
+# (used by _elementwise.ELIDE_MIN)
+ELIDE_MIN = 1 << 16
+
+# Threads: None = never. This work is memory-bound (16M-element float16 add: ~3.4 ms on one
+# thread, ~29 GB/s); a second thread measured 0.4-0.95x on this shared 2-core machine.
+# (used by _kernels.elementwise.half.PARALLEL_MIN)
+HALF_THREADS_MIN = None
+
+# An input whose innermost stride (in the output's order) is not 0 or +-1, e.g. a transposed
+# operand, is first copied into that order by copy.py's cache-blocked tiles: element-wise
+# gathers with a 2048-element stride measured 15x slower than the copy plus a contiguous pass.
+# (used by _kernels.elementwise.half._RESTAGE_MIN)
+HALF_RESTAGE_MIN = 1 << 14
+
+
+# --- Reductions -----------------------------------------------------------------------
+# Input sizes (elements) from which the Numba reduction kernels beat NumPy, from
+# bench/bench_reductions.py and sweeps over 64^2..4096^2 (NumPy time / kernel time; 2 cores
+# shared with other jobs, so +-30% noise between runs):
+# - float16: 3.5-20x from 256^2 (NumPy converts element by element); bfloat16: 1.4-6x from
+#   1024^2, ~0.7x at 256^2.
+# - sum/prod of 8/16/32-bit integers and bool into int64/uint64: 1.3-2.5x from 1024^2
+#   (NumPy's widening cast is slow), ~1x at 256^2.
+# - float32 sums from 4M elements, on two threads (reduce.PARALLEL_MIN): 4096^2 axis 0
+#   1.5x, axis 1 1.3x, all axes 1.25-1.35x (one thread: 1.07x, 0.85x and 0.63-0.80x);
+#   ~1x at 2048^2, 0.8-0.9x at 1024^2. Along axis 0 the kernel is also more accurate
+#   (pairwise, where NumPy adds row by row).
+# Everywhere else NumPy is as fast or faster (float64 sums 0.6-0.9x, SIMD max/min of
+# float32/float64/int64 0.5-1x, int64 sums 0.5-1.5x): NumPy does those.
+# (used by _engines.__init__._GATES)
+REDUCE_KERNEL_MIN = {"float16": 1 << 16, "bfloat16": 1 << 18, "widening": 1 << 18,
+                     "float32 sum/prod": 1 << 22}
+
+# Threads from this many elements (None = never). Sums are memory-bound, but one core does
+# not saturate memory: 4096x4096 float32, NumPy time / kernel time, one thread -> two,
+# with one other process busy on the second core: axis 1 0.85 -> 1.27, axis 0 1.07 -> 1.53
+# (float64 axis 0 1.66 -> 1.80). With several processes competing for both cores a
+# second thread measured 0.4-0.95x (the caller then does most pieces itself). Segments are
+# sized by shape only, so enabling threads never changes a result.
+# (used by _kernels.reductions.reduce.PARALLEL_MIN)
+REDUCE_THREADS_MIN = 1 << 22
+
+# ... except where the input overlaps itself (each element read ``_REUSE`` times or more,
+# e.g. sliding windows): that work runs from cache and is compute-bound. Windows of 64 over
+# 1M float32 (64M additions), sum over the window: 1 thread 3.9-5.7 ms, 2 threads 2.6-2.9 ms.
+# (used by _kernels.reductions.reduce.OVERLAP_PARALLEL_MIN)
+REDUCE_OVERLAP_THREADS_MIN = 1 << 22
+
+# argmax/argmin use the Numba kernels (``flexarray._kernels.reductions.argminmax``) from these sizes.
+# Measured, NumPy time / kernel time (2 cores shared with other jobs, +-30%):
+# - the axis is not the most contiguous dim (e.g. axis 0 of a C array; the kernel scans
+#   whole rows instead of NumPy's copy-then-scan): 2.2-4x at 256^2, 15-30x from 1024^2,
+#   0.3x at 64^2 (call overhead);
+# - float16, any axis: 1.5-10x from 256^2 (NumPy compares float16 slowly);
+# - a contiguous axis (runs mode: a vectorized extreme pass per chunk, then a short scan
+#   for its first index; two threads from 1M elements). NumPy 2.4 copies read-only input
+#   first (flexarray's views of foreign memory are read-only): 4096^2 float32 axis 1
+#   3.5-4.5x NumPy on read-only input; 0.8-0.85x NumPy's time on writeable input with one
+#   thread, 0.9-1.2x with two;
+# - axis=None: C-contiguous input as one run split into segments (1.0-1.1x NumPy on
+#   writeable input, ~4x on read-only); other layouts a tiled copy first (1.0-9x from
+#   1024^2, 0.3-2x at 256^2); never for bool (NumPy stops at the first True).
+# (used by _searching.ARG_KERNEL_MIN)
+ARG_KERNEL_MIN = 1 << 16
+
+# (used by _searching.ARG_KERNEL_FLAT_MIN)
+ARG_KERNEL_FLAT_MIN = 1 << 20
+
+# argmax/argmin along a contiguous axis (native dtypes) are NumPy's own SIMD scan, on a
+# writable alias of read-only views: NumPy 2.4 copies read-only input first (1.6-2.3x
+# slower; flexarray's views of foreign memory are read-only), and it only reads the
+# alias. From this many elements the rows are split across worker threads: 1.15-1.6x
+# NumPy at 4096^2 float32 (memory-bound at ~27 GB/s on one core), 1.15x at 2048^2; at
+# 1024^2 the hand-off made it 0.55x of one thread. The kernel's runs mode
+# measured 0.8x NumPy at 4096^2 on one thread and 0.25-0.6x from 256^2 to 1024^2, so it
+# only serves float16/bfloat16 and memory that cannot be aliased writable.
+# (used by _searching.ARG_NUMPY_THREADS_MIN)
+ARG_NUMPY_THREADS_MIN = 1 << 22
+
+# Threads for the outer-mode scan from this many elements on (compute-bound: ~7 ms for
+# 4096^2 float32 on one thread; a second thread measured 1.0-1.1x on this busy machine).
+# (used by _kernels.reductions.argminmax.PARALLEL_MIN)
+ARG_THREADS_MIN = 1 << 22
+
+# Threads for runs mode (a contiguous axis) from this many elements on.
+# (used by _kernels.reductions.argminmax.RUNS_PARALLEL_MIN)
+ARG_RUNS_THREADS_MIN = 1 << 20
+
+
+# --- Copies and gathers ---------------------------------------------------------------
+# from this many elements a copying reshape uses the tiled Numba copy
+# (``flexarray._kernels.copy.strided.ascontiguous``): measured against NumPy's copy of a transposed
+# float32 square: 0.5x at 128^2, 1.3x at 256^2, 2.6x at 512^2, 4-5x at 1024^2-4096^2.
+# (used by _manipulation.KERNEL_COPY_MIN)
+COPY_KERNEL_MIN = 1 << 16
+
+# Tiled transposes are compute-bound (4096^2 float32: ~36 ms, 3.5 GB/s): threads from 4M
+# elements on (on this shared 2-core machine a second thread measured 0.94-1.0x; on an idle
+# one compute-bound kernels gain ~1.9x).
+# (used by _kernels.copy.strided.PARALLEL_MIN)
+COPY_THREADS_MIN = 1 << 22
+
+# result elements from which ``take`` uses the gather kernel (a Numba call costs ~2 us)
+# (used by _indexing.GATHER_MIN)
+GATHER_KERNEL_MIN = 1 << 14
+
+# items per call from which worker threads share the gather
+# (used by _kernels.copy.gather.PARALLEL_MIN)
+GATHER_THREADS_MIN = 1 << 20
+
+
+# --- Sorting --------------------------------------------------------------------------
+# axis length from which the radix kernel sorts
+# (used by _sorting.RADIX_MIN)
+RADIX_KERNEL_MIN = 1 << 12
+
+# elements from which worker threads share the rows (each row is sorted by one thread)
+# (used by _kernels.sort.radix._PARALLEL_ELEMENTS)
+RADIX_THREADS_MIN = 1 << 16
+
+
+# --- Matrix products ------------------------------------------------------------------
+# below this many multiply-adds the exact float64 path wins for every integer dtype
+# (used by _engines.__init__._INT_SMALL)
+INT_MATMUL_BLAS_MAX = 1 << 21
+
+# from this many operand elements the kernels' float16/bfloat16 <-> float32 conversions
+# (~14x NumPy's astype for float16 at 1024^2) are worth importing Numba for
+# (used by _engines.__init__._HALF_MATMUL_MIN)
+HALF_MATMUL_KERNEL_MIN = 1 << 16
+
+# Threads from this many multiply-adds on (compute-bound; a second thread measured 1.0x on
+# this shared 2-core machine, ~1.9x for compute-bound work on an idle one).
+# (used by _kernels.linalg.matmul.PARALLEL_MIN)
+INT_MATMUL_THREADS_MIN = 1 << 24
+
+
+# --- FFT ------------------------------------------------------------------------------
+# Reals per call below which one thread is faster: ~0.25 ms (float32) to ~0.6 ms (float64)
+# of serial work; handing pieces to a worker thread cost 40-50 us here (measured: 8-32
+# rows of 4096 points were 1.2-2x slower on two threads, 64 rows break even under load).
+# (used by _kernels.fft.rfft.PAR_MIN_WORK)
+FFT_THREADS_MIN = 1 << 18
+
+# complex length from which a lone row is split over threads
+# (used by _kernels.fft.rfft.BIG_MIN_NC)
+FFT_SPLIT_ROW_MIN = 1 << 16
+
+# Measured (docs/fft.md; one thread each, rows of ~1k-100k points): pocketfft wins by
+# 2-30x when the largest prime factor of n is below ~128 (it has radix passes for small
+# primes); from ~251 up a float32 Bluestein convolution on the power-of-two kernel is
+# 1.9-5.6x faster than pocketfft (whose own Bluestein runs in float64-like cost). In
+# float64 our kernel is ~2x slower than in float32 and Bluestein stayed at 0.3-0.8x of
+# pocketfft (one 2.0x win at n = 65521), so float64 always uses pocketfft.
+# (used by _kernels.fft.rfft.BLUESTEIN_MIN_N)
+BLUESTEIN_MIN_N = 256
+
+# (used by _kernels.fft.rfft.BLUESTEIN_MIN_FACTOR)
+BLUESTEIN_MIN_FACTOR = 251
+
+
+# --- nn -------------------------------------------------------------------------------
+# Below this many multiply-adds a GEMM engine runs inline (no worker threads): waking the
+# workers costs ~30 us on a quiet machine and measured ~50-100 us under load, so a call
+# must have ~0.2 ms of work (8M multiply-adds of GEMM) to gain from two cores.
+# (used by nn._conv_np._PAR_MIN_MACS)
+CONV_GEMM_THREADS_MIN = 1 << 23
+
+# The same for the direct kernel (~2-4 multiply-adds per ns serial): depthwise conv1d
+# 8x32x512 k3 (0.4M) measured 54 us inline against 105 us on the workers, under load.
+# (used by nn._conv_np._DIRECT_PAR_MIN_MACS)
+CONV_DIRECT_THREADS_MIN = 1 << 20
+
+# One head's whole (L, S) score matrix is materialized up to this many elements (1 MB of
+# float32: it stays in L2 between the two GEMMs).
+# (used by nn._attention_np._MATERIALIZE_MAX)
+ATTENTION_MATERIALIZE_MAX = 1 << 18
+
+# ~0.3 ms of GEMM: below, one thread (waking workers ~30-100 us)
+# (used by nn._attention_np._PAR_MIN_FLOPS)
+ATTENTION_THREADS_MIN = 1 << 25
+
+# Kernels go to the worker threads from this many window taps (~0.3 ms of serial work;
+# waking the workers costs ~30-100 us).
+# (used by nn._pool_np._PAR_MIN_TAPS)
+POOL_THREADS_MIN = 1 << 19
+
+
+# --- Memory ---------------------------------------------------------------------------
+# smaller requests go straight to NumPy
+# (used by _memory.POOL_MIN)
+RESULT_POOL_MIN = 1 << 22
+
+#: the table as a dict (name -> value), for printing and tuning
+GATES = {name: value for name, value in dict(globals()).items() if name.isupper() and name != "GATES"}
