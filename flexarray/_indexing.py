@@ -55,7 +55,7 @@ def take(x, indices, /, *, axis=None):
     a = x._arr
     shape = a.shape[:ax] + idx.shape + a.shape[ax + 1:]
     if a.size and a.flags.c_contiguous and math.prod(shape) >= GATHER_MIN:
-        from ._engines import kernel_module
+        from ._engines.dispatch import kernel_module
         return wrap(kernel_module("copy.gather").take(a, idx, ax, _memory.empty(shape, a.dtype)))
     return wrap(np.take(a, idx, axis=ax))
 

@@ -14,7 +14,7 @@ import operator
 import numpy as np
 
 from . import _dtypes as _dt
-from . import _engines
+from ._engines import dispatch
 from ._array import wrap
 from ._helpers import cast_result, check_array
 
@@ -48,11 +48,11 @@ def matmul_np(a, b, dt):
     ``dt`` (the promoted dtype; shapes already validated)."""
     if _dt.KIND[dt] in "iu":
         a, b = a.astype(dt, copy=False), b.astype(dt, copy=False)
-        r = _engines.int_matmul(a, b, dt)
+        r = dispatch.int_matmul(a, b, dt)
         return np.asarray(np.matmul(a, b) if r is None else r)
     if dt in _dt.HALF:
         a, b = a.astype(dt, copy=False), b.astype(dt, copy=False)
-        r = _engines.half_matmul(a, b)
+        r = dispatch.half_matmul(a, b)
         if r is not None:
             return r
     ct = compute_np(dt)

@@ -49,7 +49,7 @@ def _arg_kernel(a, ax):
             if not any(abs(st) < s for d, (n, st) in enumerate(zip(a.shape, a.strides))
                        if d != ax and n > 1):
                 return None
-    from ._engines import kernel_module
+    from ._engines.dispatch import kernel_module
     return kernel_module("reductions.argminmax")
 
 

@@ -48,7 +48,7 @@ def _radix_rows(x, ax):
     n = a.shape[ax]
     if n < RADIX_MIN:
         return None
-    from ._engines import kernel_module
+    from ._engines.dispatch import kernel_module
     mod = kernel_module("sort.radix")
     if not mod.supports(a.dtype):
         return None

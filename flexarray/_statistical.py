@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from . import _dtypes as _dt
-from . import _engines
+from ._engines import dispatch
 from ._array import wrap
 from ._helpers import (cast_result, check_array, check_bool, normalize_axis,
                        reduction_axes)
@@ -88,7 +88,7 @@ def reduce_np(op: str, a: np.ndarray, axes: tuple, acc, keepdims: bool = False):
     """``op`` of NumPy array ``a`` over ``axes``, accumulating in NumPy dtype ``acc``: the
     Numba kernel where measured faster (see :mod:`._engines`), else NumPy. Floating
     overflow gives inf without a warning (the IEEE result)."""
-    r = _engines.reduce(op, a, axes, acc, keepdims)
+    r = dispatch.reduce(op, a, axes, acc, keepdims)
     if r is not None:
         return r
     f = _UFUNCS[op]
@@ -143,7 +143,7 @@ def _extremum(func, x, axis, keepdims):
             _out_shape(a.shape, axes, keepdims)) != 0:
         raise ValueError(f"{func}: cannot reduce over a zero-size axis (x has shape "
                          f"{a.shape}, axis={axis}); the {func} of no elements is undefined")
-    r = _engines.reduce(func, a, axes, a.dtype, keepdims)
+    r = dispatch.reduce(func, a, axes, a.dtype, keepdims)
     if r is None:
         if d in _dt.HALF:  # exact in float32; NumPy's own float16/bfloat16 max is 8-18x slower
             a = a.astype(_F32)

@@ -1,12 +1,28 @@
-"""One pool of worker threads for the whole package (no Numba here).
+"""One pool of worker threads for the whole package: the core kernels and flexarray.nn.
 
 Kernels are serial and release the GIL; callers cut large work into pieces that the calling
-thread and the pool's threads take in turn. ``FLEXARRAY_NUM_THREADS`` sets the thread count
+thread and the pool's helper threads take in turn (dynamic scheduling: a thread slowed by a
+busy core simply takes fewer pieces). ``FLEXARRAY_NUM_THREADS`` sets the thread count
 (default: the CPUs this process may run on).
+
+- :func:`run_items` calls ``fn(item)`` for every item across the pool;
+  :func:`run_split` cuts ``[0, total)`` into pieces for a kernel ``fn(*args, lo, hi)``.
+- The helpers linger ~2 ms after each job, polling for the next one in a ``nogil`` kernel
+  before they block, and are pinned to CPUs of their own; the caller is pinned to the
+  first CPU for the duration of a call (see :class:`_Pool` and :class:`_Pinned` for the
+  measurements). ``flexarray.nn`` adds single-threaded BLAS around its calls (``nn/_par.py``).
+- A call made from a pool thread runs inline: waiting on the pool from inside it could
+  deadlock, and the caller's work is parallel already.
+
+This module imports no Numba until the pool is first used (the helpers' polling kernel):
+``import flexarray`` stays cheap.
 """
-import itertools
+import collections
 import os
 import threading
+import time
+
+import numpy as np
 
 try:
     NTHREADS = len(os.sched_getaffinity(0))
@@ -14,52 +30,219 @@ except AttributeError:  # pragma: no cover - not Linux
     NTHREADS = os.cpu_count() or 1
 if os.environ.get("FLEXARRAY_NUM_THREADS", "").isdigit():
     NTHREADS = max(1, int(os.environ["FLEXARRAY_NUM_THREADS"]))
+
+_lock = threading.Lock()
 _pool = None
-_pool_lock = threading.Lock()
+_pinned_calls = 0  # parallel calls running (the first pins its caller, see _Pinned)
+_LINGER_SECONDS = 0.002  # helpers poll for the next job this long before they block
+_DONE = object()
+_THREAD_PREFIX = "flexarray-worker"
 
 
-def pool():
-    """The package's worker threads (NTHREADS - 1 of them: the caller works too)."""
+def workers() -> int:
+    """Number of threads a parallel call uses, the caller included (``NTHREADS``)."""
+    return NTHREADS
+
+
+def in_worker() -> bool:
+    """Whether the current thread is one of the pool's helpers."""
+    return threading.current_thread().name.startswith(_THREAD_PREFIX)
+
+
+def _get_pool():
     global _pool
-    if _pool is None:
-        with _pool_lock:
-            if _pool is None:
-                from concurrent.futures import ThreadPoolExecutor
-                _pool = ThreadPoolExecutor(max_workers=max(NTHREADS - 1, 1),
-                                           thread_name_prefix="flexarray")
+    with _lock:
+        if _pool is None:
+            _pool = _Pool(NTHREADS - 1)
     return _pool
+
+
+class _Job:
+    """One ``run`` call: items taken in turn by the caller and the helpers that join it.
+    The first exception stops the job and is raised by :meth:`finish`."""
+
+    __slots__ = ("fn", "it", "lock", "active", "open", "error", "idle")
+
+    def __init__(self, fn, items):
+        self.fn, self.it = fn, iter(items)
+        self.lock = threading.Lock()
+        self.idle = threading.Condition(self.lock)
+        self.active, self.open, self.error = 0, True, None
+
+    def drain(self):
+        while True:
+            with self.lock:
+                item = next(self.it, _DONE) if self.error is None else _DONE
+            if item is _DONE:
+                return
+            try:
+                self.fn(item)
+            except BaseException as e:  # noqa: B036 - handed to the caller
+                with self.lock:
+                    if self.error is None:
+                        self.error = e
+                return
+
+    def help(self):
+        """A helper's share: nothing when the caller has already finished the job (a
+        helper that wakes late does not make the caller wait)."""
+        with self.lock:
+            if not self.open:
+                return
+            self.active += 1
+        try:
+            self.drain()
+        finally:
+            with self.lock:
+                self.active -= 1
+                if not self.active:
+                    self.idle.notify_all()
+
+    def finish(self):
+        """The caller, after its own drain: close the job, wait for the helpers in it."""
+        with self.lock:
+            self.open = False
+            while self.active:
+                self.idle.wait()
+        if self.error is not None:
+            raise self.error
+
+
+def _allowed_cpus():
+    """The CPUs this process may run on, sorted ([] where threads cannot be pinned)."""
+    if not hasattr(os, "sched_setaffinity"):
+        return []
+    return sorted(os.sched_getaffinity(0))
+
+
+class _Pinned:
+    """The calling thread on the pool's first CPU for the duration of a parallel call,
+    its own affinity restored after; only while no other call is running (concurrent
+    callers stay free). Helper i is pinned to the pool's CPU i + 1 for good.
+
+    Without it, after a pause, Linux woke the helper on the caller's CPU and took tens of
+    milliseconds to move one of them to the idle CPU: measured, attention b1 h12 s512 at
+    9.5-12.5 ms in the 2nd-4th calls after a 0.15 s pause (one CPU ~22% idle, a few
+    involuntary switches per call), 6.4-6.9 ms in every call with both threads pinned."""
+
+    def __enter__(self):
+        global _pinned_calls
+        self.saved = None
+        cpus = _get_pool().cpus
+        self.counted = len(cpus) >= 2
+        if not self.counted:
+            return
+        with _lock:
+            _pinned_calls += 1
+            first = _pinned_calls == 1
+        if first:
+            try:
+                saved = os.sched_getaffinity(0)
+                if cpus[0] in saved:
+                    os.sched_setaffinity(0, {cpus[0]})
+                    self.saved = saved
+            except OSError:
+                pass
+
+    def __exit__(self, *exc):
+        global _pinned_calls
+        if not self.counted:
+            return
+        if self.saved is not None:
+            try:
+                os.sched_setaffinity(0, self.saved)
+            except OSError:
+                pass
+        with _lock:
+            _pinned_calls -= 1
+
+
+class _Pool:
+    """Helper threads that linger after each job: for ~``_LINGER_SECONDS`` they poll, in a
+    ``nogil`` kernel, for the next job before they block, as OpenMP runtimes spin after a
+    parallel region. A blocked thread's CPU goes idle, and on this VM waking it again
+    took ~40 us at best (a 2-item job's round trip: 36 us best, 87 us median; 5.7 us with
+    a lingering helper) and more when the host had descheduled the idle CPU meanwhile."""
+
+    def __init__(self, n):
+        from flexarray._kernels.nn.common import linger
+        self.jobs = collections.deque()
+        self.cv = threading.Condition()
+        self.signal = np.zeros(8, np.int64)  # [0]: jobs posted so far
+        self.linger = linger
+        t = time.perf_counter()
+        linger(self.signal, 0, 4096)  # calibrate the poll (~25 ns here)
+        per_poll = max((time.perf_counter() - t) / 4096, 1e-9)
+        self.polls = int(_LINGER_SECONDS / per_poll)
+        self.cpus = _allowed_cpus()[:n + 1]  # caller on cpus[0], helper i on cpus[i + 1]
+        for i in range(n):
+            threading.Thread(target=self._loop, args=(i,), name=f"{_THREAD_PREFIX}-{i}",
+                             daemon=True).start()
+
+    def post(self, job, helpers):
+        with self.cv:
+            self.jobs.extend([job] * helpers)
+            self.signal[0] += 1
+            self.cv.notify(helpers)
+
+    def _loop(self, i):
+        np.seterr(all="ignore")  # this thread's setting (see run)
+        if len(self.cpus) > i + 1:
+            try:
+                os.sched_setaffinity(0, {self.cpus[i + 1]})
+            except OSError:  # the CPU went away meanwhile: run unpinned
+                pass
+        while True:
+            with self.cv:
+                while not self.jobs:
+                    self.cv.wait()
+                job = self.jobs.popleft()
+                seen = int(self.signal[0])
+            job.help()
+            if not self.jobs:
+                self.linger(self.signal, seen, self.polls)
+
+
+def _after_fork_in_child():  # the helper threads do not exist in a forked child
+    global _pool
+    _pool = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def run_items(fn, items, nthreads=None):
+    """Call ``fn(item)`` for every item, on up to ``nthreads`` threads (default: all),
+    the caller included; inline when there is one item or one thread, or when called from
+    a pool thread. ``fn`` must write only disjoint parts of shared outputs. The first
+    exception stops the job and is raised here."""
+    items = list(items)
+    nw = NTHREADS if nthreads is None else max(1, min(nthreads, NTHREADS))
+    if len(items) <= 1 or nw <= 1 or in_worker():
+        for it in items:
+            fn(it)
+        return
+    with _Pinned():
+        job = _Job(fn, items)
+        _get_pool().post(job, min(nw, len(items)) - 1)
+        job.drain()
+        job.finish()
 
 
 def run_split(fn, args, total, nthreads, pieces_per_thread=8):
     """Run ``fn(*args, lo, hi)`` over the work items ``[0, total)`` on up to ``nthreads``.
 
     ``fn`` is a ``nogil`` serial kernel. The items are cut into ``pieces_per_thread`` pieces
-    per thread which the calling thread and pool threads take in turn, so a helper thread
+    per thread which the calling thread and the pool's helpers take in turn, so a helper
     that the OS schedules late (a busy machine) costs little: the caller does its share.
     Python threads instead of ``parallel=True`` keep one compiled specialization per kernel
     (a parallel build compiles 2-3x longer).
     """
     nthreads = max(1, min(nthreads, total))
-    if threading.current_thread().name.startswith("flexarray"):
-        nthreads = 1  # already on a worker (of this pool or nn's): waiting on the pool could
-        # deadlock, and the caller's work is parallel already
-    if nthreads == 1:
+    if nthreads == 1 or in_worker():
         fn(*args, 0, total)
         return
     npieces = min(total, nthreads * pieces_per_thread)
     bounds = [total * i // npieces for i in range(npieces + 1)]
-    counter = itertools.count()  # next() is atomic under the GIL
-
-    def worker():
-        while True:
-            i = next(counter)
-            if i >= npieces:
-                return
-            fn(*args, bounds[i], bounds[i + 1])
-
-    futures = [pool().submit(worker) for _ in range(nthreads - 1)]
-    try:
-        worker()
-    finally:
-        for f in futures:
-            f.result()
+    run_items(lambda i: fn(*args, bounds[i], bounds[i + 1]), range(npieces), nthreads)

@@ -198,7 +198,7 @@ def test_parallel_calls_pin_the_caller_only_while_they_run():
     main = seen.get(threading.current_thread().name)
     assert main is not None and len(main) == 1
     for name, cpus in seen.items():
-        if name.startswith("flexarray-nn"):
+        if name.startswith("flexarray-worker"):
             assert len(cpus) == 1 and not cpus & main  # a CPU of its own
 
 

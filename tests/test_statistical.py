@@ -332,13 +332,13 @@ KERNEL_DTYPES = [xp.float32, xp.float16, xp.bfloat16, xp.int32, xp.uint8, xp.boo
 @contextlib.contextmanager
 def kernels_always():
     """Route every reduction the kernels take through them, whatever its size."""
-    from flexarray import _engines
-    saved = _engines._GATES, _engines._GATE_MIN
-    _engines._GATES, _engines._GATE_MIN = dict.fromkeys(saved[0], 0), 0
+    from flexarray._engines import dispatch
+    saved = dispatch._GATES, dispatch._GATE_MIN
+    dispatch._GATES, dispatch._GATE_MIN = dict.fromkeys(saved[0], 0), 0
     try:
         yield
     finally:
-        _engines._GATES, _engines._GATE_MIN = saved
+        dispatch._GATES, dispatch._GATE_MIN = saved
 
 
 @pytest.mark.parametrize("name", ["sum", "prod", "max", "min"])

@@ -1,7 +1,7 @@
 """Coarse-grained parallelism for flexarray.nn: worker threads, each serial inside.
 
-(nn keeps its own pool, with BLAS limited to one thread while it runs; kernels called from
-its threads run inline: see ``flexarray._threads.run_split``.)
+(The threads are the package's one pool, ``flexarray._threads``; nn adds single-threaded
+BLAS for the duration of its calls, and per-thread scratch memory.)
 
 Convolution and attention alternate BLAS GEMMs with Numba kernels block by block. Running
 both multithreaded (OpenBLAS's pool, then Numba's OpenMP pool, then OpenBLAS's again, ...)
@@ -11,191 +11,19 @@ worker thread takes whole blocks and runs single-threaded GEMMs (BLAS limited to
 for the duration of the call) and serial ``nogil`` Numba kernels: no barriers between
 blocks, L2-resident scratch per core, graceful degradation when the machine is busy.
 """
-import collections
-import os
 import threading
-import time
 
 import numpy as np
 
 from flexarray import _threads
 
 _lock = threading.Lock()
-_pool = None
 _controller = None  # threadpoolctl's BLAS library controllers, once looked up
 _depth = 0
 _limiter = None
-_pinned_calls = 0  # parallel calls running (the first pins its caller, see _Pinned)
-_LINGER_SECONDS = 0.002  # helpers poll for the next job this long before they block
 
 
-def workers() -> int:
-    """Number of worker threads: ``FLEXARRAY_NUM_THREADS``, else the CPUs this process may
-    run on (``flexarray._threads.NTHREADS``, shared with the core kernels)."""
-    return _threads.NTHREADS
-
-
-def _get_pool():
-    global _pool
-    with _lock:
-        if _pool is None:
-            _pool = _Pool(workers() - 1)
-    return _pool
-
-
-class _Job:
-    """One ``run`` call: items taken in turn by the caller and the helpers that join it.
-    The first exception stops the job and is raised by :meth:`finish`."""
-
-    __slots__ = ("fn", "it", "lock", "active", "open", "error", "idle")
-
-    def __init__(self, fn, items):
-        self.fn, self.it = fn, iter(items)
-        self.lock = threading.Lock()
-        self.idle = threading.Condition(self.lock)
-        self.active, self.open, self.error = 0, True, None
-
-    def drain(self):
-        while True:
-            with self.lock:
-                item = next(self.it, _DONE) if self.error is None else _DONE
-            if item is _DONE:
-                return
-            try:
-                self.fn(item)
-            except BaseException as e:  # noqa: B036 - handed to the caller
-                with self.lock:
-                    if self.error is None:
-                        self.error = e
-                return
-
-    def help(self):
-        """A helper's share: nothing when the caller has already finished the job (a
-        helper that wakes late does not make the caller wait)."""
-        with self.lock:
-            if not self.open:
-                return
-            self.active += 1
-        try:
-            self.drain()
-        finally:
-            with self.lock:
-                self.active -= 1
-                if not self.active:
-                    self.idle.notify_all()
-
-    def finish(self):
-        """The caller, after its own drain: close the job, wait for the helpers in it."""
-        with self.lock:
-            self.open = False
-            while self.active:
-                self.idle.wait()
-        if self.error is not None:
-            raise self.error
-
-
-def _allowed_cpus():
-    """The CPUs this process may run on, sorted ([] where threads cannot be pinned)."""
-    if not hasattr(os, "sched_setaffinity"):
-        return []
-    return sorted(os.sched_getaffinity(0))
-
-
-class _Pinned:
-    """The calling thread on the pool's first CPU for the duration of a parallel call,
-    its own affinity restored after; only while no other call is running (concurrent
-    callers stay free). Helper i is pinned to the pool's CPU i + 1 for good.
-
-    Without it, after a pause, Linux woke the helper on the caller's CPU and took tens of
-    milliseconds to move one of them to the idle CPU: measured, attention b1 h12 s512 at
-    9.5-12.5 ms in the 2nd-4th calls after a 0.15 s pause (one CPU ~22% idle, a few
-    involuntary switches per call), 6.4-6.9 ms in every call with both threads pinned."""
-
-    def __enter__(self):
-        global _pinned_calls
-        self.saved = None
-        cpus = _get_pool().cpus
-        self.counted = len(cpus) >= 2
-        if not self.counted:
-            return
-        with _lock:
-            _pinned_calls += 1
-            first = _pinned_calls == 1
-        if first:
-            try:
-                saved = os.sched_getaffinity(0)
-                if cpus[0] in saved:
-                    os.sched_setaffinity(0, {cpus[0]})
-                    self.saved = saved
-            except OSError:
-                pass
-
-    def __exit__(self, *exc):
-        global _pinned_calls
-        if not self.counted:
-            return
-        if self.saved is not None:
-            try:
-                os.sched_setaffinity(0, self.saved)
-            except OSError:
-                pass
-        with _lock:
-            _pinned_calls -= 1
-
-
-class _Pool:
-    """Helper threads that linger after each job: for ~``_LINGER_SECONDS`` they poll, in a
-    ``nogil`` kernel, for the next job before they block, as OpenMP runtimes spin after a
-    parallel region. A blocked thread's CPU goes idle, and on this VM waking it again
-    took ~40 us at best (a 2-item job's round trip: 36 us best, 87 us median; 5.7 us with
-    a lingering helper) and more when the host had descheduled the idle CPU meanwhile."""
-
-    def __init__(self, n):
-        from flexarray._kernels.nn.common import linger
-        self.jobs = collections.deque()
-        self.cv = threading.Condition()
-        self.signal = np.zeros(8, np.int64)  # [0]: jobs posted so far
-        self.linger = linger
-        t = time.perf_counter()
-        linger(self.signal, 0, 4096)  # calibrate the poll (~25 ns here)
-        per_poll = max((time.perf_counter() - t) / 4096, 1e-9)
-        self.polls = int(_LINGER_SECONDS / per_poll)
-        self.cpus = _allowed_cpus()[:n + 1]  # caller on cpus[0], helper i on cpus[i + 1]
-        for i in range(n):
-            threading.Thread(target=self._loop, args=(i,), name=f"flexarray-nn_{i}",
-                             daemon=True).start()
-
-    def post(self, job, helpers):
-        with self.cv:
-            self.jobs.extend([job] * helpers)
-            self.signal[0] += 1
-            self.cv.notify(helpers)
-
-    def _loop(self, i):
-        np.seterr(all="ignore")  # this thread's setting (see run)
-        if len(self.cpus) > i + 1:
-            try:
-                os.sched_setaffinity(0, {self.cpus[i + 1]})
-            except OSError:  # the CPU went away meanwhile: run unpinned
-                pass
-        while True:
-            with self.cv:
-                while not self.jobs:
-                    self.cv.wait()
-                job = self.jobs.popleft()
-                seen = int(self.signal[0])
-            job.help()
-            if not self.jobs:
-                self.linger(self.signal, seen, self.polls)
-
-
-def _after_fork_in_child():  # the helper threads do not exist in a forked child
-    global _pool
-    _pool = None
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
+workers = _threads.workers
 
 
 def _blas_libs():
@@ -255,8 +83,7 @@ def run(fn, items, parallel=True, blas=True):
 
 
 def _run(fn, items, parallel, blas, nw):
-    if not parallel or len(items) <= 1 or nw <= 1 or threading.current_thread().name.startswith(
-            "flexarray-nn"):
+    if not parallel or len(items) <= 1 or nw <= 1 or _threads.in_worker():
         # Inline. Blocks that alternate serial kernels with BLAS still get single-threaded
         # BLAS: OpenBLAS's idle threads spin after each GEMM and starve the next kernel
         # (measured under load: k7 s2 conv inline 38-211 ms with BLAS's threads, against
@@ -265,14 +92,11 @@ def _run(fn, items, parallel, blas, nw):
             for it in items:
                 fn(it)
         return
-    with _SingleThreadedBLAS() if blas else _NoLimit(), _Pinned():
-        # Dynamic scheduling: a worker slowed by a busy core simply takes fewer items.
-        # The calling thread works too: one thread fewer to wake (measured after an idle
-        # pause: a k7 s2 conv took 8.6 ms with two pool threads, 7.2 ms this way).
-        job = _Job(fn, items)
-        _get_pool().post(job, min(nw, len(items)) - 1)
-        job.drain()
-        job.finish()
+    with _SingleThreadedBLAS() if blas else _NoLimit():
+        # Dynamic scheduling on the package's pool; the calling thread works too: one
+        # thread fewer to wake (measured after an idle pause: a k7 s2 conv took 8.6 ms with
+        # two pool threads, 7.2 ms this way).
+        _threads.run_items(fn, items, nw)
 
 
 class _NoLimit:
@@ -302,7 +126,6 @@ def run_ranges(fn, n, parallel=True):
     run(lambda i: fn(bounds[i], bounds[i + 1]), range(nchunks), parallel, blas=False)
 
 
-_DONE = object()
 _local = threading.local()
 
 # Each thread's scratch arrays are carved from one arena in transparent huge pages (2 MB,

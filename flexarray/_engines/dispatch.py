@@ -1,0 +1,128 @@
+"""Where the frontend reaches the Numba kernels: lazy imports, size gates, fallbacks.
+
+Each function takes NumPy operands the frontend has validated and returns a fresh NumPy
+result, or None when no kernel applies (the caller then uses NumPy). Kernel modules are
+imported on first use only, and only for inputs above the size gate, so ``import flexarray``
+and small calls never import Numba.
+"""
+from __future__ import annotations
+
+import importlib
+import math
+
+import ml_dtypes
+import numpy as np
+from . import gates
+
+_modules = {}
+
+
+def kernel_module(name):
+    """``flexarray._kernels.<name>``, imported on first use. A kernel module that fails to
+    import is a bug, not a reason to fall back quietly: the error propagates."""
+    try:
+        return _modules[name]
+    except KeyError:
+        mod = _modules[name] = importlib.import_module(f"flexarray._kernels.{name}")
+        return mod
+
+
+def _entry(module, name):
+    """Function ``name`` of kernel module ``module``."""
+    return getattr(kernel_module(module), name)
+
+
+# --- reductions -------------------------------------------------------------------------------
+
+_HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+_F32 = np.dtype(np.float32)
+
+_GATES = gates.REDUCE_KERNEL_MIN  # measured: flexarray/_engines/gates.py
+_GATE_MIN = min(_GATES.values())  # below this, no kernel (checked first: ~0.2 us)
+
+
+def _reduce_gate(op, a, axes, acc):
+    dt = a.dtype
+    if dt in _HALF:
+        return _GATES["float16" if dt == _HALF[0] else "bfloat16"]
+    if op in ("sum", "prod"):
+        if dt.kind in "biu" and dt.itemsize < 8 and acc.itemsize == 8:
+            return _GATES["widening"]
+        if dt == _F32 and acc == _F32:
+            return _GATES["float32 sum/prod"]
+    return None
+
+
+def reduce(op, a, axes, acc, keepdims):
+    """``op`` ("sum", "prod", "max", "min") of ``a`` over the sorted tuple ``axes``,
+    accumulating in NumPy dtype ``acc`` (sum/prod), as a fresh array of dtype ``acc`` (or
+    ``a.dtype`` for max/min); None when NumPy is faster (the caller uses it). The caller
+    has rejected max/min over empty axes."""
+    if a.size < _GATE_MIN or not axes:
+        return None
+    gate = _reduce_gate(op, a, axes, np.dtype(acc))
+    if gate is None or a.size < gate:
+        return None
+    r = _entry("reductions.reduce", "reduce")(op, a, axes, acc if op in ("sum", "prod") else None)
+    if keepdims:
+        r = r.reshape(tuple(1 if i in axes else n for i, n in enumerate(a.shape)))
+    return r
+
+
+# --- integer matmul ---------------------------------------------------------------------------
+
+_F64_EXACT = 1 << 53  # every integer of magnitude below this is a float64
+_INT_SMALL = gates.INT_MATMUL_BLAS_MAX  # measured: flexarray/_engines/gates.py
+
+
+def _max_abs(a) -> int:
+    if a.size == 0:
+        return 0
+    hi, lo = int(a.max()), int(a.min())
+    return max(abs(hi), abs(lo))
+
+
+def int_matmul(a, b, dt):
+    """``a @ b`` (matmul rules, 1-D operands included) for integer NumPy operands, in NumPy
+    dtype ``dt`` and wrapping on overflow as NumPy does; None when no fast path applies.
+
+    NumPy has no BLAS path for integers (int32 1024^3: ~4 s). Two fast paths:
+
+    - exact float64 BLAS: when ``K * max|a| * max|b| < 2**53`` every product and every
+      partial sum is an integer that float64 represents exactly, in any summation order,
+      so dgemm gives the exact result (wrapped to ``dt`` through int64, as NumPy wraps).
+      Checking the bound costs a min/max pass over each operand. Measured against the
+      Numba kernel: 3-5x faster below ~128^3 (the kernel's per-call setup) and for 64-bit
+      integers at any size (1024^3: ~72 ms vs ~256 ms; no fast 64-bit SIMD multiply);
+      equal for int16/int32 at 1024^3, 2x slower for int8.
+    - the Numba i-k-j kernel (``_kernels/matmul.py``) otherwise (~65 ms for int32 1024^3,
+      60x NumPy).
+    """
+    k = a.shape[-1]
+    m = a.shape[-2] if a.ndim > 1 else 1
+    n = b.shape[-1] if b.ndim > 1 else 1
+    work = m * n * k * math.prod(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
+    if work == 0:
+        return None
+    blas_first = work < _INT_SMALL or np.dtype(dt).itemsize == 8
+    if blas_first and k * _max_abs(a) * _max_abs(b) < _F64_EXACT:
+        return _exact_float64_matmul(a, b, dt)
+    return _entry("linalg.matmul", "int_matmul")(a, b, dt)
+
+
+def _exact_float64_matmul(a, b, dt):
+    r = np.matmul(a.astype(np.float64), b.astype(np.float64))
+    return np.asarray(r).astype(np.int64).astype(dt, copy=False)
+
+
+# --- float16/bfloat16 matmul ----------------------------------------------------------------
+
+_HALF_MATMUL_MIN = gates.HALF_MATMUL_KERNEL_MIN  # measured: flexarray/_engines/gates.py
+
+
+def half_matmul(a, b):
+    """``a @ b`` for float16/bfloat16 NumPy operands of one dtype: float32 BLAS, rounded
+    once; None below the size gate (the caller converts with NumPy)."""
+    if a.size + b.size < _HALF_MATMUL_MIN:
+        return None
+    return _entry("linalg.matmul", "half_matmul")(a, b)
