@@ -212,22 +212,33 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-def run_items(fn, items, nthreads=None):
+def run_items(fn, items, nthreads=None, pin=True):
     """Call ``fn(item)`` for every item, on up to ``nthreads`` threads (default: all),
     the caller included; inline when there is one item or one thread, or when called from
     a pool thread. ``fn`` must write only disjoint parts of shared outputs. The first
-    exception stops the job and is raised here."""
+    exception stops the job and is raised here. ``pin``: the caller runs on the pool's
+    first CPU meanwhile (:class:`_Pinned`; nn's calls); :func:`run_split` leaves the caller
+    free, as the core kernels' calls always did (measured without a clear win either way
+    for them on the busy 2-core machine)."""
     items = list(items)
     nw = NTHREADS if nthreads is None else max(1, min(nthreads, NTHREADS))
     if len(items) <= 1 or nw <= 1 or in_worker():
         for it in items:
             fn(it)
         return
-    with _Pinned():
+    with _Pinned() if pin else _NoPin():
         job = _Job(fn, items)
         _get_pool().post(job, min(nw, len(items)) - 1)
         job.drain()
         job.finish()
+
+
+class _NoPin:
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        pass
 
 
 def run_split(fn, args, total, nthreads, pieces_per_thread=8):
@@ -245,4 +256,5 @@ def run_split(fn, args, total, nthreads, pieces_per_thread=8):
         return
     npieces = min(total, nthreads * pieces_per_thread)
     bounds = [total * i // npieces for i in range(npieces + 1)]
-    run_items(lambda i: fn(*args, bounds[i], bounds[i + 1]), range(npieces), nthreads)
+    run_items(lambda i: fn(*args, bounds[i], bounds[i + 1]), range(npieces), nthreads,
+              pin=False)
