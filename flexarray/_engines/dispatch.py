@@ -95,7 +95,7 @@ def int_matmul(a, b, dt):
       Numba kernel: 3-5x faster below ~128^3 (the kernel's per-call setup) and for 64-bit
       integers at any size (1024^3: ~72 ms vs ~256 ms; no fast 64-bit SIMD multiply);
       equal for int16/int32 at 1024^3, 2x slower for int8.
-    - the Numba i-k-j kernel (``_kernels/matmul.py``) otherwise (~65 ms for int32 1024^3,
+    - the Numba i-k-j kernel (``_kernels/linalg/matmul.py``) otherwise (~65 ms for int32 1024^3,
       60x NumPy).
     """
     k = a.shape[-1]
