@@ -6,7 +6,7 @@ import pytest
 
 import flexarray as xp
 import flexarray.nn as nn
-from flexarray.nn import _attention_np
+from flexarray.nn import _attention_engines
 from helpers.nn import FLOATS, LAYOUTS, assert_close, layout, np_of
 
 sdpa = nn.scaled_dot_product_attention
@@ -78,9 +78,9 @@ def test_attention_flash_path(dname, mask_kind, monkeypatch):
     """Scores larger than the materialization budget: tiled online softmax."""
     rng = np.random.default_rng(3)
     L, S = 300, 420
-    monkeypatch.setattr(_attention_np, "_MATERIALIZE_MAX", 1 << 14)  # force tiles
-    monkeypatch.setattr(_attention_np, "_BQ", 128)
-    monkeypatch.setattr(_attention_np, "_BK", 96)
+    monkeypatch.setattr(_attention_engines, "_MATERIALIZE_MAX", 1 << 14)  # force tiles
+    monkeypatch.setattr(_attention_engines, "_BQ", 128)
+    monkeypatch.setattr(_attention_engines, "_BK", 96)
     q, k, v = _case(rng, (2, L, 16), (2, S, 16), (2, S, 8), dname)
     q *= 3  # peaky softmax: the running max moves between tiles
     mask = None
@@ -161,9 +161,9 @@ def test_attention_half(dname):
 @pytest.mark.parametrize("flash", [False, True])
 def test_attention_gqa(flash, monkeypatch):
     if flash:
-        monkeypatch.setattr(_attention_np, "_MATERIALIZE_MAX", 16)
-        monkeypatch.setattr(_attention_np, "_BQ", 4)
-        monkeypatch.setattr(_attention_np, "_BK", 4)
+        monkeypatch.setattr(_attention_engines, "_MATERIALIZE_MAX", 16)
+        monkeypatch.setattr(_attention_engines, "_BQ", 4)
+        monkeypatch.setattr(_attention_engines, "_BK", 4)
     rng = np.random.default_rng(8)
     q, k, v = _case(rng, (2, 6, 7, 4), (2, 2, 9, 4), (2, 2, 9, 5), "float64")
     got = sdpa(xp.asarray(q), xp.asarray(k), xp.asarray(v), enable_gqa=True)

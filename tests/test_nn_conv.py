@@ -102,8 +102,8 @@ def test_conv_random_parameters(n, seed):
 @pytest.mark.parametrize("seed", range(8))
 def test_conv_strided_phase_split(seed, monkeypatch):
     """im2col reads strided inputs from a phase-split copy (on wide inputs; forced here)."""
-    from flexarray.nn import _conv_np
-    monkeypatch.setattr(_conv_np, "_PHASE_MIN_W", 1)
+    from flexarray.nn import _conv_engines
+    monkeypatch.setattr(_conv_engines, "_PHASE_MIN_W", 1)
     rng = np.random.default_rng(70 + seed)
     c = random_conv_case(rng, 2)
     c["stride"] = (int(rng.integers(1, 3)), int(rng.integers(2, 4)))
@@ -183,11 +183,11 @@ def test_winograd_w_fused_and_matmul_paths(engine, dname, fused, monkeypatch):
     can find it, with np.matmul between kernels otherwise: both against the reference."""
     from flexarray._kernels.linalg import blas
     from flexarray._kernels.nn import conv as nn_conv_kernels
-    from flexarray.nn import _conv_np
+    from flexarray.nn import _conv_engines
     npdt = FLOATS[dname][1]
     if fused and not blas.gemm_pointer(npdt):
         pytest.skip("NumPy's BLAS is not an OpenBLAS with 64-bit integers")
-    monkeypatch.setattr(_conv_np, "_WINO_W_FUSED", fused)
+    monkeypatch.setattr(_conv_engines, "_WINO_W_FUSED", fused)
     blocks = []
     fused_block = nn_conv_kernels.wino_w_block
     monkeypatch.setattr(nn_conv_kernels, "wino_w_block", lambda *a: blocks.append(1) or fused_block(*a))
@@ -205,14 +205,14 @@ def test_winograd_w_fused_and_matmul_paths(engine, dname, fused, monkeypatch):
 
 
 def _count_calls(monkeypatch, name):
-    """Record the calls of flexarray.nn._conv_np.<name> (a list of their results)."""
-    from flexarray.nn import _conv_np
-    calls, f = [], getattr(_conv_np, name)
+    """Record the calls of flexarray.nn._conv_engines.<name> (a list of their results)."""
+    from flexarray.nn import _conv_engines
+    calls, f = [], getattr(_conv_engines, name)
 
     def counted(*args):
         calls.append(f(*args))
         return calls[-1]
-    monkeypatch.setattr(_conv_np, name, counted)
+    monkeypatch.setattr(_conv_engines, name, counted)
     return calls
 
 
@@ -309,7 +309,7 @@ def test_winograd_w_output_kernel_is_the_cook_toom_transform(npdt):
     """The output kernel's written-out F(4, 4) A^T equals the one derived from the
     interpolation points, on every tile of every row (a partial last tile included)."""
     from flexarray._kernels.nn import conv as nn_conv_kernels
-    from flexarray.nn._conv_np import _cook_toom
+    from flexarray.nn._conv_engines import _cook_toom
     AT = _cook_toom(4)[0]
     rng = np.random.default_rng(0)
     Cout, Ho, Wo, q0, nq = 3, 9, 10, 2, 5

@@ -181,26 +181,26 @@ BLUESTEIN_MIN_FACTOR = 251
 # Below this many multiply-adds a GEMM engine runs inline (no worker threads): waking the
 # workers costs ~30 us on a quiet machine and measured ~50-100 us under load, so a call
 # must have ~0.2 ms of work (8M multiply-adds of GEMM) to gain from two cores.
-# (used by nn._conv_np._PAR_MIN_MACS)
+# (used by nn._conv_engines._PAR_MIN_MACS)
 CONV_GEMM_THREADS_MIN = 1 << 23
 
 # The same for the direct kernel (~2-4 multiply-adds per ns serial): depthwise conv1d
 # 8x32x512 k3 (0.4M) measured 54 us inline against 105 us on the workers, under load.
-# (used by nn._conv_np._DIRECT_PAR_MIN_MACS)
+# (used by nn._conv_engines._DIRECT_PAR_MIN_MACS)
 CONV_DIRECT_THREADS_MIN = 1 << 20
 
 # One head's whole (L, S) score matrix is materialized up to this many elements (1 MB of
 # float32: it stays in L2 between the two GEMMs).
-# (used by nn._attention_np._MATERIALIZE_MAX)
+# (used by nn._attention_engines._MATERIALIZE_MAX)
 ATTENTION_MATERIALIZE_MAX = 1 << 18
 
 # ~0.3 ms of GEMM: below, one thread (waking workers ~30-100 us)
-# (used by nn._attention_np._PAR_MIN_FLOPS)
+# (used by nn._attention_engines._PAR_MIN_FLOPS)
 ATTENTION_THREADS_MIN = 1 << 25
 
 # Kernels go to the worker threads from this many window taps (~0.3 ms of serial work;
 # waking the workers costs ~30-100 us).
-# (used by nn._pool_np._PAR_MIN_TAPS)
+# (used by nn._pool_engines._PAR_MIN_TAPS)
 POOL_THREADS_MIN = 1 << 19
 
 

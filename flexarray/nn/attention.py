@@ -5,7 +5,7 @@ import numpy as np
 
 from .._helpers import check_array
 from . import _common
-from . import _attention_np
+from . import _attention_engines
 
 __all__ = ["scaled_dot_product_attention"]
 
@@ -103,11 +103,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, is_causal=Fa
                              f"broadcast to (..., L, S) = {target}")
 
     cdt = _common.compute_dtype(result)
-    mask = None if attn_mask is None else _attention_np.flat_mask(attn_mask._arr, qbatch, cdt)
+    mask = None if attn_mask is None else _attention_engines.flat_mask(attn_mask._arr, qbatch, cdt)
     qn = _batch3(q, qbatch, cdt)
     kn = _batch3(k, kvbatch, cdt)
     vn = _batch3(v, kvbatch, cdt)
-    out = _attention_np.sdpa(qn, kn, vn, mask, bool(is_causal), scale, rep)
+    out = _attention_engines.sdpa(qn, kn, vn, mask, bool(is_causal), scale, rep)
     return _common.finish(out.reshape(qbatch + (L, Ev)), result)
 
 

@@ -6,7 +6,7 @@ input plane (``(z * H + y) * W + x``); ties keep the first element, NaN the last
 """
 from .._helpers import check_array, check_int
 from . import _common
-from . import _pool_np
+from . import _pool_engines
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
            "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
@@ -57,10 +57,10 @@ def _max_pool(n, func, x, kernel_size, stride, padding, dilation, ceil_mode,
               return_indices):
     spatial, unbatched, operand = _input(n, func, x)
     ks, st, pad, dil = _window_params(n, func, kernel_size, stride, padding, dilation)
-    osp = tuple(_pool_np.pool_out_size(s, k, t, p, d, bool(ceil_mode))
+    osp = tuple(_pool_engines.pool_out_size(s, k, t, p, d, bool(ceil_mode))
                 for s, k, t, p, d in zip(spatial, ks, st, pad, dil))
     _out_check(func, x, osp, ks, pad, dil)
-    out, idx = _pool_np.max_pool3d(operand(), _common.pad3(ks, n, 1), _common.pad3(st, n, 1), _common.pad3(pad, n, 0),
+    out, idx = _pool_engines.max_pool3d(operand(), _common.pad3(ks, n, 1), _common.pad3(st, n, 1), _common.pad3(pad, n, 0),
                                    _common.pad3(dil, n, 1), bool(ceil_mode), bool(return_indices))
     res = _unpad(out, n, unbatched)
     res = _common.finish(res, x.dtype)
@@ -82,10 +82,10 @@ def _avg_pool(n, func, x, kernel_size, stride, padding, ceil_mode, count_include
         divisor_override = check_int(divisor_override, func, "divisor_override")
         if divisor_override == 0:
             raise ValueError(f"{func}: 'divisor_override' must be non-zero")
-    osp = tuple(_pool_np.pool_out_size(s, k, t, p, 1, bool(ceil_mode))
+    osp = tuple(_pool_engines.pool_out_size(s, k, t, p, 1, bool(ceil_mode))
                 for s, k, t, p in zip(spatial, ks, st, pad))
     _out_check(func, x, osp, ks, pad, (1,) * n)
-    out = _pool_np.avg_pool3d(operand(), _common.pad3(ks, n, 1), _common.pad3(st, n, 1), _common.pad3(pad, n, 0),
+    out = _pool_engines.avg_pool3d(operand(), _common.pad3(ks, n, 1), _common.pad3(st, n, 1), _common.pad3(pad, n, 0),
                               bool(ceil_mode), bool(count_include_pad), divisor_override)
     return _common.finish(_unpad(out, n, unbatched), x.dtype)
 
@@ -105,8 +105,8 @@ def _adaptive(n, func, x, output_size, mode):
         raise ValueError(f"{func}: 'output_size' must be positive, got {output_size!r}")
     if mode == "avg" and osz == (1,) * n:
         xn = _common.to_compute(x, _common.compute_dtype(x.dtype))
-        return _common.finish(_pool_np.global_avg_pool(xn, n), x.dtype)
-    out, idx = _pool_np.adaptive_pool3d(operand(), _common.pad3(osz, n, 1), mode)
+        return _common.finish(_pool_engines.global_avg_pool(xn, n), x.dtype)
+    out, idx = _pool_engines.adaptive_pool3d(operand(), _common.pad3(osz, n, 1), mode)
     res = _common.finish(_unpad(out, n, unbatched), x.dtype)
     if mode == "argmax":
         return res, _common.wrap(_unpad(idx, n, unbatched))
