@@ -13,9 +13,12 @@ exactly as they run ``array_api_strict``.
   when that conftest is registered, ``flexarray`` joins both and the ``xp`` fixture is
   redefined with the longer parameter list (same function, same marks). A SciPy marker that
   names ``array_api_strict`` alone does not apply to flexarray: those tests run for flexarray.
-  One exception: a test that SciPy skips by name for every eager backend (numpy, cupy,
+  Two exceptions: a test that SciPy skips by name for every eager backend (numpy, cupy,
   torch and array_api_strict, "lazy backends only") is for JAX and Dask; flexarray is eager,
-  so it is skipped for flexarray too, with that reason.
+  so it is skipped for flexarray too, with that reason. And a test that SciPy expects to
+  fail on array_api_strict (``xfail_xp_backends("array_api_strict", reason=...)``: a rule of
+  the standard that both follow, such as ``exp`` refusing integers) is expected to fail for
+  flexarray too, non-strictly, with SciPy's reason: it counts as XPASS if it passes.
 
 Load it with ``-p flexarray_peers`` and ``conformance/peers`` on PYTHONPATH (see ``run``).
 """
@@ -82,7 +85,8 @@ _EAGER = {"numpy", "array_api_strict", "torch", "cupy"}
 
 
 def pytest_collection_modifyitems(config, items):
-    """Skip, for flexarray, SciPy's tests of lazy backends only (see the module docs)."""
+    """For flexarray: skip SciPy's tests of lazy backends only; expect to fail what SciPy
+    expects to fail on array_api_strict (see the module docs)."""
     for item in items:
         callspec = getattr(item, "callspec", None)
         if callspec is None or getattr(callspec.params.get("xp"), "__name__", "") != "flexarray":
@@ -92,3 +96,8 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(
                 reason="SciPy runs it on lazy backends only (skips every eager backend); "
                        "flexarray is eager"))
+        for m in item.iter_markers("xfail_xp_backends"):
+            if m.args and m.args[0] == "array_api_strict":
+                reason = m.kwargs.get("reason") or "expected to fail on array_api_strict"
+                item.add_marker(pytest.mark.xfail(
+                    reason=f"as on array_api_strict: {reason}", strict=False))
