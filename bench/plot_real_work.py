@@ -38,7 +38,7 @@ def main(src, dst):
                 ax.text(1.0, i, " ! vs NumPy", color="red", va="center", fontsize=7)
         ax.axvline(1.0, color="black", lw=1)
         ax.set_xscale("log")
-        ax.set_xlim(0.05, 100)
+        ax.set_xlim(0.1, 20)
         n, p = res["meta"]["sizes"][size]
         g = res["summary"][size]["geomean_ratio"]
         ax.set_title(f"{size}: {n:,} x {p} (flexarray geomean {g:.2f}x NumPy time)", fontsize=9)
