@@ -335,6 +335,9 @@ def main():
         meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                 "machine": platform.machine(), "cpus": os.cpu_count(),
                 "load": os.getloadavg(), "repeat": args.repeat, "backends": names,
+                "torch_threads": args.torch_threads if torch is not None else None,
+                "env": {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS",
+                                                       "FLEXARRAY_NUM_THREADS")},
                 "sizes": {s: SIZES[s] for s in sizes}}
         with open(args.json, "w") as fh:
             json.dump({"meta": meta, "summary": summary, "rows": rows}, fh, indent=1)
