@@ -1,0 +1,91 @@
+"""Per-call cost of small operations (issue 16): flexarray vs NumPy, round-robin in one run.
+
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE PYTHONPATH=. python bench/bench_per_call.py \
+        [--repeat 7] [--json out.json]
+
+Each case is one row of CASES: (name, function(ns, d) -> callable, target). ``d`` holds the
+same small arrays for both libraries (10 elements, a 10 x 10 matrix, 0-d arrays); the
+NumPy side is the plain NumPy idiom a user had (``a[3]`` gives a NumPy scalar). Times are
+medians over rounds of the best per-call time of a batch; ratio = flexarray / NumPy.
+"""
+import argparse
+import json
+import statistics
+import timeit
+
+import numpy as np
+
+import flexarray
+
+CASES = [
+    # (name, make(ns, d) -> zero-argument callable, target: ("us", 1.0) or ("x", 3.0))
+    ("xp.add(x, y)", lambda ns, d: lambda: ns.add(d["x"], d["y"]), ("us", 1.0)),
+    ("x + y", lambda ns, d: lambda: d["x"] + d["y"], ("us", 1.0)),
+    ("x * 2.0", lambda ns, d: lambda: d["x"] * 2.0, ("us", 1.0)),
+    ("float(x) 0-d", lambda ns, d: lambda: float(d["s"]), ("x", 3.0)),
+    ("bool(x) 0-d", lambda ns, d: lambda: bool(d["b"]), ("x", 3.0)),
+    ("x[i]", lambda ns, d: lambda: d["x"][3], ("x", 3.0)),
+    ("x[a:b]", lambda ns, d: lambda: d["x"][2:7], ("x", 3.0)),
+    ("x[i, j] (10 x 10)", lambda ns, d: lambda: d["m"][3, 4], ("x", 3.0)),
+    ("reshape(x, (2, 5))", lambda ns, d: lambda: ns.reshape(d["x"], (2, 5)), ("x", 2.0)),
+    ("astype(x, float64) same dtype", lambda ns, d: lambda: ns.astype(d["x"], ns.float64),
+     ("x", 2.0)),
+    ("asarray(x) of own array", lambda ns, d: lambda: ns.asarray(d["x"]), ("x", 2.0)),
+    ("sum(x) 10 elements", lambda ns, d: lambda: ns.sum(d["x"]), ("x", 2.0)),
+    ("x ** 2", lambda ns, d: lambda: d["x"] ** 2, None),
+    ("1 / x", lambda ns, d: lambda: 1 / d["x"], None),
+    ("mean(m.T, axis=0) (10 x 10)", lambda ns, d: lambda: ns.mean(d["m"].T, axis=0), None),
+]
+
+
+def data(ns, conv):
+    rng = np.random.default_rng(0)
+    return {"x": conv(rng.standard_normal(10)), "y": conv(rng.standard_normal(10)),
+            "m": conv(rng.standard_normal((10, 10))), "s": conv(np.asarray(1.5)),
+            "b": conv(np.asarray(True))}
+
+
+def per_call(f, number):
+    return min(timeit.repeat(f, number=number, repeat=3)) / number
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=7, help="round-robin rounds (median)")
+    ap.add_argument("--json", help="write the results here")
+    args = ap.parse_args()
+    libs = {"flexarray": data(flexarray, lambda a: flexarray.asarray(a, copy=True)),
+            "numpy": data(np, lambda a: a)}
+    nss = {"flexarray": flexarray, "numpy": np}
+    print("| operation | flexarray | numpy | flexarray/numpy | target | met |")
+    print("|---|---|---|---|---|---|")
+    rows = []
+    for name, make, target in CASES:
+        funcs = {lib: make(nss[lib], d) for lib, d in libs.items()}
+        number = {}
+        for lib, f in funcs.items():  # warm up and calibrate: batches of ~5 ms
+            f()
+            t = timeit.timeit(f, number=100) / 100
+            number[lib] = max(100, int(0.005 / max(t, 1e-8)))
+        times = {lib: [] for lib in funcs}
+        for _ in range(args.repeat):
+            for lib, f in funcs.items():
+                times[lib].append(per_call(f, number[lib]))
+        t = {lib: statistics.median(v) for lib, v in times.items()}
+        ratio = t["flexarray"] / t["numpy"]
+        if target is None:
+            tgt, met = "-", "-"
+        elif target[0] == "us":
+            tgt, met = f"<= {target[1]:g} us", "yes" if t["flexarray"] <= target[1] * 1e-6 else "NO"
+        else:
+            tgt, met = f"<= {target[1]:g}x NumPy", "yes" if ratio <= target[1] else "NO"
+        print(f"| {name} | {t['flexarray'] * 1e6:.2f} us | {t['numpy'] * 1e6:.2f} us | "
+              f"{ratio:.2f} | {tgt} | {met} |", flush=True)
+        rows.append({"name": name, "time": t, "ratio": ratio, "target": tgt, "met": met})
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(rows, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main()
