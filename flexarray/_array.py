@@ -64,7 +64,9 @@ def copy_of(x: "Array") -> "Array":
     a = x._arr
     buf = lazy_copy(x._buf, a) if a.flags.writeable else None  # (read-only: overlapping)
     if buf is None:
-        return wrap(np.array(a, copy=True))
+        # a broadcast (a zero stride) copies C-contiguous, as torch's clone of an expanded
+        # tensor; NumPy's order "K" would give it an F layout, whose reshape is no view
+        return wrap(np.array(a, copy=True, order="C" if 0 in a.strides else "K"))
     return _new(a, buf, x._dtype)
 
 

@@ -372,3 +372,17 @@ def test_temporaries_take_results_but_named_arrays_never_change():
     c2 = xp.asarray(x * y, copy=True)
     np.testing.assert_array_equal(np.asarray(s), a * b + c)
     np.testing.assert_array_equal(np.asarray(c2), a * b)
+
+
+def test_copy_of_a_broadcast_is_c_contiguous_so_its_flat_reshape_is_a_view():
+    """Found by the random programs: a copy of a broadcast took NumPy's order "K" (an F
+    layout), so reshape(copy, -1) was a copy where NumPy's ``m.copy().reshape(-1)`` is a
+    view, and writes through it did not reach the copy."""
+    m = np.array([35.0, 13.0])
+    c = xp.asarray(xp.broadcast_to(xp.asarray(m), (2, 2)), copy=True)
+    twin = np.broadcast_to(m, (2, 2)).copy()
+    r, tr = xp.reshape(c, (-1,)), twin.reshape(-1)
+    r += 1
+    tr += 1
+    np.testing.assert_array_equal(to_np(c), twin)
+    np.testing.assert_array_equal(m, [35.0, 13.0])  # the copy never reaches the original
