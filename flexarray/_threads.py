@@ -104,6 +104,9 @@ class _Job:
             self.open = False
             while self.active:
                 self.idle.wait()
+        # a helper that wakes late still finds this job in the pool's queue: drop what it
+        # references (results under construction: memory the result pool must get back)
+        self.fn = self.it = None
         if self.error is not None:
             raise self.error
 
