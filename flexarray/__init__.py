@@ -25,8 +25,9 @@ from ._sets import *  # noqa: F401,F403
 from ._statistical import *  # noqa: F401,F403
 from ._utility import *  # noqa: F401,F403
 from ._info import __array_namespace_info__
+from ._extensions import *  # noqa: F401,F403 (NumPy-named extensions beyond the standard)
 from . import (_creation, _data_types, _elementwise, _linear_algebra, _manipulation,
-               _indexing, _searching, _sorting, _sets, _statistical, _utility)
+               _indexing, _searching, _sorting, _sets, _statistical, _utility, _extensions)
 from . import _operators, fft, linalg, nn
 
 e = _math.e
@@ -46,4 +47,8 @@ __all__ = (
     + _linear_algebra.__all__ + _manipulation.__all__ + _indexing.__all__
     + _searching.__all__ + _sorting.__all__ + _sets.__all__ + _statistical.__all__
     + _utility.__all__ + ["fft", "linalg", "nn"]
+    # --- extensions beyond the standard, with NumPy's names and signatures
+    # (flexarray/_extensions.py): nansum, nanprod, nanmax, nanmin, nanargmax, nanargmin,
+    # nanmean, nanvar, nanstd, nancumsum, einsum
+    + _extensions.__all__
 )

@@ -195,6 +195,7 @@ def _function_table():
     with arguments flexarray does not take (``np.sum(x, 0)``, ``out=``, ``order=``) raise
     TypeError there, and NumPy's implementation runs instead."""
     import flexarray
+    from flexarray import _extensions
     names = {np.concatenate: "concat", np.cumsum: "cumulative_sum",
              np.cumprod: "cumulative_prod", np.amax: "max", np.amin: "min"}
     for name in ("sum", "prod", "mean", "std", "var", "max", "min", "all", "any", "argmax",
@@ -203,7 +204,8 @@ def _function_table():
                  "broadcast_to", "broadcast_arrays", "meshgrid", "take", "take_along_axis",
                  "searchsorted", "nonzero", "count_nonzero", "diff", "tensordot", "round",
                  "zeros_like", "ones_like", "empty_like", "full_like", "tril", "triu",
-                 "isdtype", "result_type", "can_cast", "vecdot", "matrix_transpose"):
+                 "isdtype", "result_type", "can_cast", "vecdot", "matrix_transpose",
+                 *_extensions.__all__):  # nansum, ..., einsum: flexarray/_extensions.py
         if hasattr(np, name) and hasattr(flexarray, name):
             names[getattr(np, name)] = name
     return {f: getattr(flexarray, n) for f, n in names.items()}
