@@ -37,6 +37,8 @@ pi = _math.pi
 newaxis = None
 
 _operators.install()
+from . import _dask
+_dask.install()  # registers flexarray.Array as a Dask chunk type when dask.array is imported
 
 __all__ = (
     ["__array_api_version__", "__array_namespace_info__", "Array", "Device",

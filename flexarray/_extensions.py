@@ -66,7 +66,7 @@ def _fmax_reduce(ufunc, func):
         if axes and math.prod(a.shape[i] for i in axes) == 0 and n_out:
             raise ValueError(f"{func}: cannot reduce over a zero-size axis (a has shape "
                              f"{a.shape}, axis={axis}); the {func[3:]} of no elements is "
-                             f"undefined")
+                             f"undefined (zero-size array to reduction operation {func})")
         if x._dtype in _dt.HALF:
             a = a.astype(np.float32)
         r = ufunc.reduce(a, axis=None if len(axes) == a.ndim else axes, keepdims=keepdims)

@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _dtypes as _dt
 from . import _elementwise
-from ._array import Array, _new, wrap
+from ._array import Array, _new, copy_of, wrap
 from ._dtypes import from_np
 from ._creation import asarray
 from ._linear_algebra import matmul
@@ -159,6 +159,13 @@ def _result(r, out):
     return r
 
 
+def _upcast(a) -> bool:
+    """Whether ``a`` is an array type of its own that takes part in NumPy's protocols
+    (Dask, xarray, ...): flexarray defers to it (NEP 13's type hierarchy)."""
+    return hasattr(type(a), "__array_ufunc__") and not isinstance(a, (Array, np.ndarray,
+                                                                      np.generic))
+
+
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     """NEP 13: ``np.<ufunc>(...)`` with flexarray arrays among the arguments.
 
@@ -169,6 +176,8 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     the arrays' memory, writes into ``out`` arrays through their views, and returns
     flexarray arrays.
     """
+    if any(_upcast(a) for a in inputs + kwargs.get("out", ())):
+        return NotImplemented  # a duck array above flexarray (Dask, xarray) handles it
     if method == "__call__" and not kwargs:
         func = UFUNCS.get(ufunc)
         if func is not None:
@@ -217,6 +226,13 @@ FUNCTIONS = {}  # filled by install() (the namespace must be complete first)
 #: array's memory, as with NumPy arrays
 _WRITES_ARG = {np.copyto: 0, np.place: 0, np.put: 0, np.putmask: 0, np.fill_diagonal: 0,
                np.put_along_axis: 0}
+
+
+#: NumPy functions making a new array like a flexarray one (-> position of their dtype
+#: argument): a dtype flexarray does not have
+#: (structured, object, datetime) raises TypeError, as with CuPy (Dask's argmax then keeps
+#: its values and indices apart instead of in one structured array)
+_LIKE_CREATION = {np.empty_like: 1, np.zeros_like: 1, np.ones_like: 1, np.full_like: 2}
 
 
 def _to_numpy(obj):
@@ -269,6 +285,13 @@ def array_function(self, func, types, args, kwargs):
     other function, and every call with arguments flexarray does not take, runs NumPy's
     implementation on the arrays' memory and returns flexarray arrays (flexarray in,
     flexarray out; ``docs/numpy-interop.md`` lists both)."""
+    if not all(issubclass(t, (Array, np.ndarray)) for t in types):
+        return NotImplemented  # a duck array above flexarray (Dask, xarray) handles it
+    if func in _LIKE_CREATION:
+        pos = _LIKE_CREATION[func]
+        dtype = kwargs.get("dtype", args[pos] if len(args) > pos else None)
+        if dtype is not None:  # flexarray in, flexarray out: no structured/object results
+            _dt.normalize(dtype, f"np.{func.__name__} of a flexarray array")
     impl = FUNCTIONS.get(func)
     if impl is not None:
         try:
@@ -285,12 +308,102 @@ def array_function(self, func, types, args, kwargs):
         kwargs = dict(kwargs)
         kwargs["out"] = tuple(o._writable() if type(o) is Array else o for o in out) \
             if isinstance(out, tuple) else (out._writable() if type(out) is Array else out)
-    r = func._implementation(*np_args, **{k: _to_numpy(v) for k, v in kwargs.items()})
+    impl = getattr(func, "_implementation", func)  # C-level functions (np.asarray(like=))
+    r = impl(*np_args, **{k: _to_numpy(v) for k, v in kwargs.items()})
     if out is not None and (r is kwargs["out"] or (isinstance(r, np.ndarray) and
                                                    type(out) is Array and
                                                    r is out._arr)):
         return out
     return _from_numpy(r, inputs)
+
+
+# --- NumPy's ndarray methods ----------------------------------------------------------------
+
+#: ndarray methods an Array also has, with NumPy's signature and meaning, for code written
+#: against NumPy's array object (Dask's chunk functions call ``x.sum(axis, dtype=...)``,
+#: ``x.astype(...)``, ``x.reshape(...)``; xarray and pandas read ``x.nbytes``). Each runs
+#: the NumPy function of the same name on the array, which NEP 18/13 above route to
+#: flexarray's function where NumPy's arguments fit it, else to NumPy's on the memory.
+#: Beyond the standard's array object (it allows extra methods); the standard's own
+#: attributes are unchanged.
+NDARRAY_METHODS = ("all", "any", "argmax", "argmin", "argsort", "clip", "conj", "conjugate",
+                   "cumprod", "cumsum", "diagonal", "dot", "max", "mean", "min", "nonzero",
+                   "prod", "ravel", "repeat", "round", "searchsorted", "squeeze", "std",
+                   "sum", "swapaxes", "take", "trace", "var")
+
+
+def _ndarray_method(name):
+    npfunc = getattr(np, name)
+
+    def method(self, *args, **kwargs):
+        return npfunc(self, *args, **kwargs)
+    method.__name__ = name
+    method.__doc__ = f"NumPy's ``ndarray.{name}``: ``np.{name}(x, ...)`` (an extension)."
+    return method
+
+
+def _shape_args(args):
+    """``x.reshape(2, 3)`` and ``x.reshape((2, 3))`` alike, as NumPy takes them."""
+    return args[0] if len(args) == 1 else args
+
+
+def _reshape(self, *shape, order="C", copy=None):
+    """NumPy's ``ndarray.reshape`` (an extension): a view where one is possible."""
+    kw = {} if order == "C" else {"order": order}
+    return np.reshape(self, _shape_args(shape), copy=copy, **kw)
+
+
+def _transpose(self, *axes):
+    """NumPy's ``ndarray.transpose`` (an extension): a view with axes permuted."""
+    return np.transpose(self, _shape_args(axes) if axes else None)
+
+
+def _astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    """NumPy's ``ndarray.astype`` (an extension), with NumPy's casting rules (complex to
+    real drops the imaginary part with NumPy's ComplexWarning; flexarray.astype refuses).
+    An unchanged dtype gives an O(1) lazy copy (``self`` with ``copy=False``)."""
+    dt = _dt.normalize(dtype, "Array.astype", allow_none=False)
+    if dt is self._dtype and order in ("K", "A"):
+        return copy_of(self) if copy else self
+    return wrap(self._arr.astype(dt, order=order, casting=casting, copy=True))
+
+
+def _copy(self, order="C"):
+    """NumPy's ``ndarray.copy`` (an extension): an O(1) lazy copy."""
+    if order == "C" and not self._arr.flags.c_contiguous:
+        return wrap(np.ascontiguousarray(self._arr))
+    return copy_of(self)
+
+
+def _view(self, dtype=None):
+    """NumPy's ``ndarray.view`` (an extension): the same memory, its bytes read as
+    ``dtype``, in this array's family (writes are seen both ways). For a dtype flexarray
+    does not have (zarr's ``'V8'``), a NumPy view of the memory, exported as ``__array__``
+    exports."""
+    if dtype is None:
+        return _new(self._arr.view(), self._buf, self._dtype)
+    try:
+        dt = _dt.normalize(dtype, "Array.view")
+    except TypeError:
+        return self._export().view(dtype)
+    return _new(self._arr.view(dt), self._buf, dt)
+
+
+def _fill(self, value):
+    """NumPy's ``ndarray.fill`` (an extension): ``x[...] = value``."""
+    self[...] = value
+
+
+NDARRAY_EXTRA = {
+    "view": _view, "fill": _fill,
+    "reshape": _reshape, "transpose": _transpose, "astype": _astype, "copy": _copy,
+    "flatten": lambda self, order="C": wrap(self._arr.flatten(order)),
+    "item": lambda self, *args: self._arr.item(*args),
+    "tolist": lambda self: self._arr.tolist(),
+    "nbytes": property(lambda self: self._arr.nbytes),
+    "itemsize": property(lambda self: self._arr.itemsize),
+    "__array_priority__": 0.0,  # as ndarray's (Dask's tensordot picks by it)
+}
 
 
 def install() -> None:
@@ -311,3 +424,7 @@ def install() -> None:
     Array.__array_ufunc__ = array_ufunc
     FUNCTIONS.update(_function_table())
     Array.__array_function__ = array_function
+    for name in NDARRAY_METHODS:
+        setattr(Array, name, _ndarray_method(name))
+    for name, value in NDARRAY_EXTRA.items():
+        setattr(Array, name, value)

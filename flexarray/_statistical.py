@@ -162,7 +162,9 @@ def _extremum(func, x, axis, keepdims):
     if a.size == 0 and axes and _count(a.shape, axes) == 0 and math.prod(
             _out_shape(a.shape, axes, keepdims)) != 0:
         raise ValueError(f"{func}: cannot reduce over a zero-size axis (x has shape "
-                         f"{a.shape}, axis={axis}); the {func} of no elements is undefined")
+                         f"{a.shape}, axis={axis}); the {func} of no elements is undefined "
+                         f"(NumPy's words, which Dask looks for: zero-size array to reduction "
+                         f"operation {func} which has no identity)")
     r = _bridge.reduce(func, a, axes, a.dtype, keepdims)
     if r is None:
         if d in _dt.HALF:  # exact in float32; NumPy's own float16/bfloat16 max is 8-18x slower
