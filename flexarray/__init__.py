@@ -29,6 +29,7 @@ from ._extensions import *  # noqa: F401,F403 (NumPy-named extensions beyond the
 from . import (_creation, _data_types, _elementwise, _linear_algebra, _manipulation,
                _indexing, _searching, _sorting, _sets, _statistical, _utility, _extensions)
 from . import _operators, fft, linalg, nn
+from . import lib  # extension: NumPy's lib.stride_tricks.sliding_window_view path
 
 e = _math.e
 inf = _math.inf
@@ -51,6 +52,8 @@ __all__ = (
     + _utility.__all__ + ["fft", "linalg", "nn"]
     # --- extensions beyond the standard, with NumPy's names and signatures
     # (flexarray/_extensions.py): nansum, nanprod, nanmax, nanmin, nanargmax, nanargmin,
-    # nanmean, nanvar, nanstd, nancumsum, einsum
-    + _extensions.__all__
+    # nanmean, nanvar, nanstd, nancumsum, nancumprod, einsum; NumPy names xarray calls on
+    # the namespace: cumsum, cumprod, transpose, pad, median, quantile, lib (its
+    # stride_tricks.sliding_window_view)
+    + _extensions.__all__ + ["lib"]
 )

@@ -8,7 +8,8 @@ arguments listed below; NumPy's ``out=``, ``where=``, ``initial=`` are not taken
 these do not take run NumPy's implementation on the arrays' memory).
 
 - NaN reductions: ``nansum``, ``nanprod``, ``nanmax``, ``nanmin``, ``nanargmax``,
-  ``nanargmin``, ``nanmean``, ``nanvar``, ``nanstd``, ``nancumsum``. NaN elements are
+  ``nanargmin``, ``nanmean``, ``nanvar``, ``nanstd``, ``nancumsum``, ``nancumprod``.
+  NaN elements are
   replaced by the reduction's neutral value (0, 1, -inf, +inf) with ``where`` and the
   standard reduction runs on the result (``nanmax``/``nanmin``: NumPy's ``fmax``/``fmin``
   reduce, which skip NaN, measured 9x faster); integer and bool arrays hold no NaN and go
@@ -23,9 +24,16 @@ these do not take run NumPy's implementation on the arrays' memory).
   runs the pairwise contractions (BLAS ``tensordot`` where it applies) on the operands'
   memory. Operands are promoted by the standard's rules; float16/bfloat16 compute in
   float32 and round once; the result never shares memory with an operand.
+- NumPy names that array-API consumers call on the namespace (xarray's ``xp.pad``,
+  ``xp.transpose``, ``xp.cumsum``, ``xp.median``, ``xp.quantile``): ``cumsum``/``cumprod``
+  (the standard's cumulative functions; ``axis=None`` flattens, as NumPy), ``transpose``
+  (``permute_dims``), and ``pad``, ``median``, ``quantile`` (NumPy's on the memory);
+  ``flexarray.lib.stride_tricks.sliding_window_view`` (NumPy's path; xarray's ``rolling``)
+  is :func:`sliding_window_view` here, a read-only view.
 """
 from __future__ import annotations
 
+import builtins
 import math
 import warnings
 
@@ -33,16 +41,17 @@ import numpy as np
 
 from . import _dtypes as _dt
 from . import _statistical as _st
-from ._array import wrap
+from ._array import Array, view_of, wrap
 from ._data_types import astype
 from ._elementwise import conj, divide, isnan, logical_not, multiply, real, sqrt, subtract
 from ._helpers import check_array, normalize_axes, normalize_axis
-from ._manipulation import check_bool, reshape
+from ._manipulation import check_bool, permute_dims, reshape
 from ._searching import argmax, argmin, where
 from ._utility import all as _all, any as _any
 
 __all__ = ["nansum", "nanprod", "nanmax", "nanmin", "nanargmax", "nanargmin", "nanmean",
-           "nanvar", "nanstd", "nancumsum", "einsum"]
+           "nanvar", "nanstd", "nancumsum", "nancumprod", "einsum",
+           "cumsum", "cumprod", "transpose", "pad", "median", "quantile"]
 
 _REAL = {_dt.complex64: _dt.float32, _dt.complex128: _dt.float64}
 
@@ -219,17 +228,91 @@ def nanstd(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=None)
     return _nanvar("nanstd", a, axis, dtype, ddof, keepdims, correction)
 
 
-def nancumsum(a, axis=None, dtype=None):
-    """Running sums along ``axis`` treating NaN as zero; ``axis=None`` runs over the
-    flattened array (NumPy's ``nancumsum``). dtypes as ``cumulative_sum``."""
-    check_array(a, "nancumsum", "a")
+def _cumulative(func, a, axis, dtype, nan_fill=None):
+    """NumPy's cumsum/cumprod (``axis=None``: over the flattened array) through the
+    standard's cumulative functions; ``nan_fill`` replaces NaN first (nancumsum/nancumprod)."""
+    check_array(a, func, "a")
     if axis is None:
         a, axis = reshape(a, (-1,)), 0
     else:
-        normalize_axis(axis, max(a.ndim, 1), "nancumsum")
-    if _dt.is_floating(a._dtype):
-        a = where(isnan(a), 0, a)
-    return _st.cumulative_sum(a, axis=axis, dtype=dtype)
+        normalize_axis(axis, builtins.max(a.ndim, 1), func)
+    if nan_fill is not None and _dt.is_floating(a._dtype):
+        a = where(isnan(a), nan_fill, a)
+    cumulative = _st.cumulative_sum if func.endswith("sum") else _st.cumulative_prod
+    return cumulative(a, axis=axis, dtype=dtype)
+
+
+def nancumsum(a, axis=None, dtype=None):
+    """Running sums along ``axis`` treating NaN as zero; ``axis=None`` runs over the
+    flattened array (NumPy's ``nancumsum``). dtypes as ``cumulative_sum``."""
+    return _cumulative("nancumsum", a, axis, dtype, 0)
+
+
+def nancumprod(a, axis=None, dtype=None):
+    """Running products along ``axis`` treating NaN as one (NumPy's ``nancumprod``)."""
+    return _cumulative("nancumprod", a, axis, dtype, 1)
+
+
+# --- NumPy names array-API consumers call on the namespace (xarray: xp.pad, xp.cumsum, ...)
+
+def cumsum(a, axis=None, dtype=None):
+    """NumPy's ``cumsum``: ``cumulative_sum`` over ``axis``, the flattened array when
+    ``axis`` is None (xarray calls ``xp.cumsum``)."""
+    return _cumulative("cumsum", a, axis, dtype)
+
+
+def cumprod(a, axis=None, dtype=None):
+    """NumPy's ``cumprod``: ``cumulative_prod``; the flattened array when ``axis`` is None."""
+    return _cumulative("cumprod", a, axis, dtype)
+
+
+def transpose(a, axes=None):
+    """NumPy's ``transpose``: ``permute_dims`` (a view); ``axes=None`` reverses them."""
+    check_array(a, "transpose", "a")
+    return permute_dims(a, tuple(range(a.ndim))[::-1] if axes is None else tuple(axes))
+
+
+def _on_memory(func, npfunc, a, *args, **kwargs):
+    """NumPy's ``npfunc`` run on ``a``'s memory, as a fresh flexarray array;
+    float16/bfloat16 compute in float32 and round back."""
+    check_array(a, func, "a")
+    arr = a._arr.astype(np.float32) if a._dtype in _dt.HALF else a._arr
+    args = [o._arr if isinstance(o, Array) else o for o in args]
+    kwargs = {k: (v._arr if isinstance(v, Array) else v) for k, v in kwargs.items()}
+    r = np.asarray(npfunc(arr, *args, **kwargs))
+    if a._dtype in _dt.HALF and r.dtype == np.float32:
+        r = _st.cast_result(r, a._dtype)
+    return wrap(r.copy() if np.may_share_memory(r, a._arr) else r)
+
+
+def pad(array, pad_width, mode="constant", **kwargs):
+    """NumPy's ``pad`` (xarray's ``shift`` and ``rolling`` call ``xp.pad``): every mode and
+    keyword of ``np.pad``; a fresh array."""
+    return _on_memory("pad", np.pad, array, pad_width, mode=mode, **kwargs)
+
+
+def median(a, axis=None, keepdims=False):
+    """NumPy's ``median`` (NaN propagates; ``nanmedian`` is NumPy's, on the memory)."""
+    return _on_memory("median", np.median, a, axis=axis, keepdims=keepdims)
+
+
+def quantile(a, q, axis=None, method="linear", keepdims=False):
+    """NumPy's ``quantile`` (``q`` in [0, 1]; every ``method`` of NumPy's)."""
+    return _on_memory("quantile", np.quantile, a, q, axis=axis, method=method,
+                      keepdims=keepdims)
+
+
+def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
+    """NumPy's ``lib.stride_tricks.sliding_window_view`` (xarray's ``rolling`` calls it as
+    ``xp.lib.stride_tricks.sliding_window_view``; ``flexarray.lib`` provides that path): a
+    read-only view of ``x``'s memory whose windows overlap, as ``nn.unfold``'s."""
+    check_array(x, "sliding_window_view", "x")
+    if writeable:
+        raise ValueError("sliding_window_view: writeable=True is not supported: windows "
+                         "overlap, and flexarray's overlapping views are read-only; "
+                         "allowed: writeable=False")
+    nd = np.lib.stride_tricks.sliding_window_view(x._arr, window_shape, axis=axis)
+    return view_of(x, nd, overlapping=True)
 
 
 # --- einsum ---------------------------------------------------------------------------------

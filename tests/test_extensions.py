@@ -13,7 +13,8 @@ import flexarray as xp
 from flexarray._operators import FUNCTIONS
 
 NAN_FUNCS = ["nansum", "nanprod", "nanmax", "nanmin", "nanargmax", "nanargmin", "nanmean",
-             "nanvar", "nanstd", "nancumsum"]
+             "nanvar", "nanstd", "nancumsum", "nancumprod", "cumsum", "cumprod"]
+CUMULATIVE = {"nancumsum", "nancumprod", "cumsum", "cumprod"}
 ORDERED = {"nanmax", "nanmin", "nanargmax", "nanargmin"}
 DTYPES = ["bool", "int8", "int32", "uint8", "int64", "float16", "float32", "float64",
           "complex64", "complex128"]
@@ -91,7 +92,7 @@ AXES = [dict(), dict(axis=0), dict(axis=1), dict(axis=-1, keepdims=True),
 
 
 def axes_for(func):
-    if func == "nancumsum":
+    if func in CUMULATIVE:
         return [dict(), dict(axis=0), dict(axis=-1)]
     if func in ("nanargmax", "nanargmin"):
         return [dict(), dict(axis=0), dict(axis=1, keepdims=True), dict(axis=None,
@@ -313,7 +314,57 @@ def test_nan_bad_input():
         xp.nancumsum(x, axis=3)
 
 
+# --- NumPy names xarray calls on the namespace ----------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["int16", "float32", "float64", "complex128", "float16"])
+def test_transpose_pad_median_quantile(dtype):
+    a = sample(dtype, "none", (3, 4, 2), seed=11)
+    x = xp.asarray(a)
+    for axes in (None, (2, 0, 1), [1, 0, 2]):
+        r = xp.transpose(x, axes)
+        np.testing.assert_array_equal(np.asarray(r), np.transpose(a, axes))
+    for kw in (dict(pad_width=1), dict(pad_width=((1, 0), (0, 2), (0, 0)), constant_values=7),
+               dict(pad_width=2, mode="edge"), dict(pad_width=((0, 0), (2, 2), (0, 0)),
+                                                     mode="reflect")):
+        r = xp.pad(x, **kw)
+        assert isinstance(r, xp.Array) and r.dtype == x.dtype
+        np.testing.assert_array_equal(np.asarray(r), np.pad(a, **kw))
+    if np.dtype(dtype).kind == "c":
+        return
+    for axis in (None, 0, (1, 2)):
+        check_against_numpy("median", a, axis=axis)
+        check_against_numpy("quantile", a, q=[0.1, 0.5], axis=axis)
+        check_against_numpy("quantile", a, q=0.3, axis=axis, method="nearest", keepdims=True)
+
+
+def test_transpose_is_a_view_and_pad_a_copy():
+    x = xp.reshape(xp.arange(6.0), (2, 3))
+    t = xp.transpose(x)
+    x[0, 1] = 10.0
+    assert float(t[1, 0]) == 10.0
+    p = xp.pad(x, 1)
+    p[1, 1] = -5.0
+    assert float(x[0, 0]) == 0.0
+
+
+def test_sliding_window_view():
+    a = sample("float64", "some", (5, 6), seed=12)
+    x = xp.asarray(a)
+    for args in (((3, 2),), ((2, 2),), (3, 1), ((2,), (0,))):
+        r = xp.lib.stride_tricks.sliding_window_view(x, *args)
+        np.testing.assert_array_equal(np.asarray(r),
+                                      np.lib.stride_tricks.sliding_window_view(a, *args))
+    r = xp.lib.stride_tricks.sliding_window_view(x, 2, axis=0)
+    with pytest.raises(ValueError, match="read-only"):
+        r[0, 0, 0] = 1.0
+    x[1, 0] = 42.0  # a view: the windows see writes to x
+    assert float(r[0, 0, 1]) == 42.0 and float(r[1, 0, 0]) == 42.0
+    with pytest.raises(ValueError, match="writeable"):
+        xp.lib.stride_tricks.sliding_window_view(x, 2, writeable=True)
+
+
 def test_namespace_exports():
-    for name in NAN_FUNCS + ["einsum"]:
+    assert "lib" in xp.__all__
+    for name in NAN_FUNCS + ["einsum", "transpose", "pad", "median", "quantile"]:
         assert name in xp.__all__
         assert getattr(xp, name).__module__ == "flexarray._extensions"
