@@ -17,7 +17,7 @@ import numpy as np
 from . import _dtypes as _dt
 from . import _threads
 from ._array import Array, wrap
-from ._elementwise import _scalar_operand
+from ._elementwise import _python_scalar, _scalar_operand
 from ._helpers import check_array, normalize_axes, normalize_axis
 from ._indexing import checked_indices
 from ._manipulation import broadcast_shape_of, check_bool
@@ -244,6 +244,7 @@ def where(condition, x1=_NOT_GIVEN, x2=_NOT_GIVEN, /):
     if not _dt.is_bool(condition._dtype):
         raise TypeError(f"where: 'condition' must have the bool dtype, got "
                         f"{condition._dtype}; compare it first (e.g. x != 0)")
+    x1, x2 = _python_scalar(x1), _python_scalar(x2)  # NumPy scalars as the values they hold
     scalars = (builtins.bool, int, float, complex)
     for name, v in (("x1", x1), ("x2", x2)):
         if not isinstance(v, (Array,) + scalars):

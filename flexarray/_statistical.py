@@ -236,15 +236,28 @@ def _variance(func, x, axis, correction, keepdims):
     return wrap(cast_result(r, out_dt))
 
 
-def var(x, /, *, axis=None, correction=0.0, keepdims=False):
+def _ddof_alias(func, correction, ddof):
+    """``ddof`` is NumPy's name for ``correction`` (accepted beyond the standard: xarray
+    passes it); give one of them."""
+    if ddof is None:
+        return correction
+    if correction != 0.0:
+        raise ValueError(f"{func}: give 'correction' or NumPy's 'ddof', not both (got "
+                         f"correction={correction!r}, ddof={ddof!r})")
+    return ddof
+
+
+def var(x, /, *, axis=None, correction=0.0, keepdims=False, ddof=None):
     """Variance over ``axis`` with divisor ``N - correction`` (NaN when that is <= 0).
-    Integer input gives the default float dtype."""
-    return _variance("var", x, axis, correction, keepdims)
+    Integer input gives the default float dtype. ``ddof``: NumPy's name for
+    ``correction`` (an extension)."""
+    return _variance("var", x, axis, _ddof_alias("var", correction, ddof), keepdims)
 
 
-def std(x, /, *, axis=None, correction=0.0, keepdims=False):
-    """Standard deviation over ``axis`` with divisor ``N - correction`` (NaN when <= 0)."""
-    return _variance("std", x, axis, correction, keepdims)
+def std(x, /, *, axis=None, correction=0.0, keepdims=False, ddof=None):
+    """Standard deviation over ``axis`` with divisor ``N - correction`` (NaN when <= 0).
+    ``ddof``: NumPy's name for ``correction`` (an extension)."""
+    return _variance("std", x, axis, _ddof_alias("std", correction, ddof), keepdims)
 
 
 # --- cumulative -----------------------------------------------------------------------------

@@ -447,3 +447,15 @@ def test_sum_max_over_overlapping_windows_match_numpy():
                        rtol=1e-5, atol=1e-4)
     assert np.array_equal(np.asarray(xp.max(w, axis=-1)), ref.max(-1))
     assert np.array_equal(np.asarray(xp.argmax(w, axis=-1)), ref.argmax(-1))
+
+
+def test_std_var_take_numpys_ddof_as_correction():
+    """``ddof`` is accepted as NumPy's name for ``correction`` (xarray passes it)."""
+    a = np.random.default_rng(5).random((4, 6))
+    x = xp.asarray(a)
+    for func in ("std", "var"):
+        for ddof in (0, 1, 2.5):
+            np.testing.assert_allclose(to_np(getattr(xp, func)(x, axis=1, ddof=ddof)),
+                                       getattr(np, func)(a, axis=1, ddof=ddof), rtol=1e-12)
+        with pytest.raises(ValueError, match="correction.*ddof"):
+            getattr(xp, func)(x, correction=1, ddof=1)
