@@ -25,9 +25,11 @@ these do not take run NumPy's implementation on the arrays' memory).
   memory. Operands are promoted by the standard's rules; float16/bfloat16 compute in
   float32 and round once; the result never shares memory with an operand.
 - NumPy names that array-API consumers call on the namespace (xarray's ``xp.pad``,
-  ``xp.transpose``, ``xp.cumsum``, ``xp.median``, ``xp.quantile``): ``cumsum``/``cumprod``
+  ``xp.transpose``, ``xp.cumsum``, ``xp.median``, ``xp.quantile``, ``xp.cross``,
+  ``xp.gradient``): ``cumsum``/``cumprod``
   (the standard's cumulative functions; ``axis=None`` flattens, as NumPy), ``transpose``
-  (``permute_dims``), and ``pad``, ``median``, ``quantile`` (NumPy's on the memory);
+  (``permute_dims``), and ``pad``, ``median``, ``quantile``, ``cross``, ``gradient``
+  (NumPy's on the memory);
   ``flexarray.lib.stride_tricks.sliding_window_view`` (NumPy's path; xarray's ``rolling``)
   is :func:`sliding_window_view` here, a read-only view.
 """
@@ -51,7 +53,7 @@ from ._utility import all as _all, any as _any
 
 __all__ = ["nansum", "nanprod", "nanmax", "nanmin", "nanargmax", "nanargmin", "nanmean",
            "nanvar", "nanstd", "nancumsum", "nancumprod", "einsum",
-           "cumsum", "cumprod", "transpose", "pad", "median", "quantile"]
+           "cumsum", "cumprod", "transpose", "pad", "median", "quantile", "cross", "gradient"]
 
 _REAL = {_dt.complex64: _dt.float32, _dt.complex128: _dt.float64}
 
@@ -255,6 +257,7 @@ def nancumprod(a, axis=None, dtype=None):
 
 # --- NumPy names array-API consumers call on the namespace (xarray: xp.pad, xp.cumsum, ...)
 
+
 def cumsum(a, axis=None, dtype=None):
     """NumPy's ``cumsum``: ``cumulative_sum`` over ``axis``, the flattened array when
     ``axis`` is None (xarray calls ``xp.cumsum``)."""
@@ -279,7 +282,14 @@ def _on_memory(func, npfunc, a, *args, **kwargs):
     arr = a._arr.astype(np.float32) if a._dtype in _dt.HALF else a._arr
     args = [o._arr if isinstance(o, Array) else o for o in args]
     kwargs = {k: (v._arr if isinstance(v, Array) else v) for k, v in kwargs.items()}
-    r = np.asarray(npfunc(arr, *args, **kwargs))
+    r = npfunc(arr, *args, **kwargs)
+    if isinstance(r, (list, tuple)):  # gradient along several axes
+        return tuple(_fresh(e, a) for e in r)
+    return _fresh(r, a)
+
+
+def _fresh(r, a):
+    r = np.asarray(r)
     if a._dtype in _dt.HALF and r.dtype == np.float32:
         r = _st.cast_result(r, a._dtype)
     return wrap(r.copy() if np.may_share_memory(r, a._arr) else r)
@@ -300,6 +310,20 @@ def quantile(a, q, axis=None, method="linear", keepdims=False):
     """NumPy's ``quantile`` (``q`` in [0, 1]; every ``method`` of NumPy's)."""
     return _on_memory("quantile", np.quantile, a, q, axis=axis, method=method,
                       keepdims=keepdims)
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """NumPy's ``cross`` (xarray's ``xr.cross`` calls ``xp.cross``); the standard's is
+    ``flexarray.linalg.cross``."""
+    check_array(b, "cross", "b")
+    return _on_memory("cross", np.cross, a, b, axisa=axisa, axisb=axisb, axisc=axisc,
+                      axis=axis)
+
+
+def gradient(f, *varargs, axis=None, edge_order=1):
+    """NumPy's ``gradient`` (xarray's ``differentiate`` calls ``xp.gradient``): one array,
+    or a tuple of them for several axes."""
+    return _on_memory("gradient", np.gradient, f, *varargs, axis=axis, edge_order=edge_order)
 
 
 def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):

@@ -401,6 +401,8 @@ NDARRAY_EXTRA = {
     "item": lambda self, *args: self._arr.item(*args),
     "tolist": lambda self: self._arr.tolist(),
     "nbytes": property(lambda self: self._arr.nbytes),
+    "real": property(lambda self: np.real(self)),  # views, as ndarray's (xarray: .real)
+    "imag": property(lambda self: np.imag(self)),
     "itemsize": property(lambda self: self._arr.itemsize),
     "__array_priority__": 0.0,  # as ndarray's (Dask's tensordot picks by it)
 }
