@@ -196,11 +196,18 @@ def _float_result(func, x, allow_complex):
     return d
 
 
-def mean(x, /, *, axis=None, keepdims=False):
+def mean(x, /, *, axis=None, keepdims=False, dtype=None):
     """Arithmetic mean over ``axis``. Integer input gives the default float dtype; the mean
-    of no elements is NaN."""
+    of no elements is NaN. ``dtype``: NumPy's keyword (an extension; cubed passes it), the
+    floating dtype to accumulate in and return."""
     axes = _reduction_axes("mean", x, axis, keepdims)
     out_dt = _float_result("mean", x, allow_complex=True)
+    if dtype is not None:
+        dtype = _dt.normalize(dtype, "mean")
+        if not _dt.is_floating(dtype) or (_dt.KIND[out_dt] == "c" and _dt.KIND[dtype] != "c"):
+            raise TypeError(f"mean: 'dtype' must be a floating-point dtype (complex for "
+                            f"complex x), got {dtype} for x of {x._dtype}")
+        out_dt = dtype
     a = x._arr
     n = _count(a.shape, axes)
     if n == 0:
