@@ -188,3 +188,18 @@ def test_linspace_integer_dtypes_as_numpy(dtype, args):
     endpoint = endpoint[0] if endpoint else True
     ref = np.linspace(start, stop, num, endpoint=endpoint, dtype=np.dtype(dtype.name))
     same(xp.linspace(start, stop, num, endpoint=endpoint, dtype=dtype), ref)
+
+
+@pytest.mark.parametrize("func,args", [("empty_like", ()), ("zeros_like", ()),
+                                       ("ones_like", ()), ("full_like", (2.5,))])
+def test_like_functions_take_numpys_shape(func, args):
+    """``shape``: NumPy's keyword of the *_like functions (cubed's backend passes it)."""
+    x = xp.asarray(np.ones((2, 3), np.float32))
+    for shape in ((4,), (1, 5, 2), 3):
+        r = getattr(xp, func)(x, *args, shape=shape)
+        e = getattr(np, func)(np.ones((2, 3), np.float32), *args, shape=shape)
+        assert r.shape == e.shape and r.dtype == e.dtype
+        if func != "empty_like":
+            np.testing.assert_array_equal(np.asarray(r), e)
+    with pytest.raises(TypeError, match=f"{func}: 'shape'"):
+        getattr(xp, func)(x, *args, shape="3")
