@@ -57,7 +57,8 @@ __all__ = ["nansum", "nanprod", "nanmax", "nanmin", "nanargmax", "nanargmin", "n
 
 _REAL = {_dt.complex64: _dt.float32, _dt.complex128: _dt.float64}
 
-#: nan-function -> (the value NaN elements are replaced by, the reduction that follows)
+#: nan-function -> (the value NaN elements are replaced by, the reduction that follows);
+#: floating nanmax/nanmin take NumPy's NaN-skipping fmax/fmin instead (_FMAX below)
 _FILL_REDUCE = {
     "nansum": (0, _st.sum), "nanprod": (1, _st.prod),
     "nanmax": (-math.inf, _st.max), "nanmin": (math.inf, _st.min),
