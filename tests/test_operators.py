@@ -187,6 +187,16 @@ def test_ndarray_attributes_and_in_place_methods():
     assert fx(V).__array_priority__ == np.empty(0).__array_priority__
 
 
+def test_real_and_imag_attributes_are_views_as_numpys():
+    a = np.array([[1 + 2j, 3 - 4j], [0.5j, -1.0]])
+    x = fx(a)
+    np.testing.assert_array_equal(to_np(x.real), a.real)
+    np.testing.assert_array_equal(to_np(x.imag), a.imag)
+    x.real[0, 0] = 10.0  # a view, as NumPy's: the write is seen by x
+    assert complex(x[0, 0]) == 10 + 2j
+    assert to_np(fx(V).real).tolist() == V.tolist()
+
+
 class _Upcast:
     """A duck array above flexarray in NEP 13's hierarchy (as Dask's and xarray's)."""
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
