@@ -54,9 +54,15 @@ from ._sorting import argsort, sort
 from ._statistical import cumulative_prod, cumulative_sum, max, mean, min, prod, std, sum, var
 # utility functions
 from ._utility import all, any, diff
+# extensions beyond the standard, with NumPy's names and signatures (for chunked and
+# labelled code: Dask, cubed, xarray; docs/numpy-interop.md)
+from ._extensions import (cross, cumprod, cumsum, einsum, gradient, median, nanargmax,
+                          nanargmin, nancumprod, nancumsum, nanmax, nanmean, nanmin, nanprod,
+                          nanstd, nansum, nanvar, pad, quantile, transpose)
 # the standard's extensions, and flexarray's own
 from . import fft, linalg, nn
-from . import _operators
+from . import lib  # NumPy's lib.stride_tricks.sliding_window_view path (xarray's rolling)
+from . import _dask, _extensions, _operators
 
 # constants
 e = _math.e
@@ -65,7 +71,9 @@ nan = _math.nan
 pi = _math.pi
 newaxis = None
 
-_operators.install(_sys.modules[__name__])  # operators and NumPy's protocols on Array
+# operators and NumPy's protocols on Array
+_operators.install(_sys.modules[__name__], numpy_named=_extensions.__all__)
+_dask.install()  # a Dask chunk type once dask.array is imported (docs/scaling.md)
 
 __all__ = [
     "__array_api_version__", "__array_namespace_info__", "__version__", "Array", "Device",
@@ -109,6 +117,10 @@ __all__ = [
     "cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var",
     # utility functions
     "all", "any", "diff",
-    # extension modules: the standard's linalg and fft, and flexarray.nn
-    "fft", "linalg", "nn",
+    # extensions beyond the standard, with NumPy's names and signatures
+    "cross", "cumprod", "cumsum", "einsum", "gradient", "median", "nanargmax", "nanargmin",
+    "nancumprod", "nancumsum", "nanmax", "nanmean", "nanmin", "nanprod", "nanstd", "nansum",
+    "nanvar", "pad", "quantile", "transpose",
+    # extension modules: the standard's linalg and fft, flexarray.nn, NumPy's lib path
+    "fft", "linalg", "nn", "lib",
 ]

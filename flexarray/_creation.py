@@ -195,7 +195,8 @@ def _filled(func, shape, dtype, device, fill, like=None):
     if like is not None:
         if not isinstance(like, Array):
             raise TypeError(f"{func}: 'x' must be a flexarray array, got {type(like).__name__}")
-        shape, dtype = like.shape, like._dtype if dtype is None else dtype
+        dtype = like._dtype if dtype is None else dtype
+        shape = like.shape if shape is None else _shape(shape, func)
     else:
         shape = _shape(shape, func)
     dtype = _dt.default_float if dtype is None else dtype
@@ -223,16 +224,22 @@ def ones(shape, *, dtype=None, device=None):
     return _filled("ones", shape, dtype, device, 1)
 
 
-def empty_like(x, /, *, dtype=None, device=None):
-    return _filled("empty_like", None, dtype, device, None, like=x)
+def empty_like(x, /, *, dtype=None, device=None, shape=None):
+    """An unfilled array of ``x``'s shape and dtype. ``shape``: NumPy's keyword (an
+    extension; cubed passes it), another shape."""
+    return _filled("empty_like", shape, dtype, device, None, like=x)
 
 
-def zeros_like(x, /, *, dtype=None, device=None):
-    return _filled("zeros_like", None, dtype, device, 0, like=x)
+def zeros_like(x, /, *, dtype=None, device=None, shape=None):
+    """A zero-filled array of ``x``'s shape and dtype. ``shape``: NumPy's keyword (an
+    extension; cubed passes it), another shape."""
+    return _filled("zeros_like", shape, dtype, device, 0, like=x)
 
 
-def ones_like(x, /, *, dtype=None, device=None):
-    return _filled("ones_like", None, dtype, device, 1, like=x)
+def ones_like(x, /, *, dtype=None, device=None, shape=None):
+    """A one-filled array of ``x``'s shape and dtype. ``shape``: NumPy's keyword (an
+    extension; cubed passes it), another shape."""
+    return _filled("ones_like", shape, dtype, device, 1, like=x)
 
 
 def _fill_dtype(fill_value, dtype, func):
@@ -266,13 +273,15 @@ def full(shape, fill_value, *, dtype=None, device=None):
     return _filled("full", shape, dtype, device, fill_value)
 
 
-def full_like(x, /, fill_value, *, dtype=None, device=None):
+def full_like(x, /, fill_value, *, dtype=None, device=None, shape=None):
+    """An array of ``x``'s shape filled with ``fill_value``. ``shape``: NumPy's keyword (an
+    extension; cubed passes it), another shape."""
     if not isinstance(x, Array):
         raise TypeError(f"full_like: 'x' must be a flexarray array, got {type(x).__name__}")
     dtype = _check_dtype(dtype, "full_like")
     fill_value, dtype = _fill_dtype(fill_value, x._dtype if dtype is None else dtype,
                                     "full_like")
-    return _filled("full_like", None, dtype, device, fill_value, like=x)
+    return _filled("full_like", shape, dtype, device, fill_value, like=x)
 
 
 def _number(v, func, name, kinds=(int, float)):

@@ -288,11 +288,12 @@ def scalar_dtype(value, other=None):
 
 def result_type(*arrays_and_dtypes):
     """The dtype from applying type promotion to arrays, dtypes and Python scalars."""
-    dtypes, scalars = [], []
+    dtypes, scalars, numpy_scalars = [], [], []
     for a in arrays_and_dtypes:
         if isinstance(a, np.generic) and a.dtype in _BY_NP:
-            a = a.item()  # NumPy scalars count as the Python scalars they hold
-        if isinstance(a, (builtins.bool, int, float, complex)):
+            numpy_scalars.append(_BY_NP[a.dtype])
+            scalars.append(a.item())  # NumPy scalars count as the Python scalars they hold
+        elif isinstance(a, (builtins.bool, int, float, complex)):
             scalars.append(a)
         elif isinstance(getattr(a, "dtype", None), np.dtype) and a.dtype in _BY_NP and \
                 not isinstance(a, (np.dtype, np.generic, type)):
@@ -305,6 +306,9 @@ def result_type(*arrays_and_dtypes):
                                        if isinstance(dt, np.dtype) else "")
             raise TypeError(f"result_type: 'arrays_and_dtypes' must be arrays, dtypes or "
                             f"Python scalars (bool, int, float, complex), got {what}")
+    if not dtypes and numpy_scalars:  # NumPy scalars alone: their dtypes, as NumPy's
+        dtypes = numpy_scalars
+        scalars = [a for a in arrays_and_dtypes if not isinstance(a, np.generic)]
     if not dtypes:
         raise ValueError("result_type: at least one array or dtype is required; "
                          "Python scalars alone have no dtype")

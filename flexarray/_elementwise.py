@@ -19,7 +19,7 @@ from ._array import Array, Buffer, _new, copy_of, wrap
 from ._buffer import is_private
 
 # --- the table ----------------------------------------------------------------------------
-from ._helpers import scalar_operand
+from ._helpers import python_scalar, scalar_operand
 from ._engines import gates
 # name: (implementation, input category, result rule, may warn)
 #   category: which (promoted) dtypes are accepted
@@ -141,22 +141,13 @@ def _operands(name, x1, x2):
             return scalar_operand(name, x1, dt), x2._arr, dt
     if isinstance(x1, np.generic) or isinstance(x2, np.generic):
         # NumPy scalars combine with arrays as the Python scalars they hold
-        return _operands(name, _python_scalar(x1), _python_scalar(x2))
+        return _operands(name, python_scalar(x1), python_scalar(x2))
     for i, x in enumerate((x1, x2), 1):
         if not isinstance(x, (Array,) + _SCALARS):
             raise TypeError(f"{name}: 'x{i}' must be a flexarray array or a Python scalar, got "
                             f"{type(x).__name__}")
     raise TypeError(f"{name}: at least one of 'x1', 'x2' must be a flexarray array "
                     f"(got two Python scalars)")
-
-
-def _python_scalar(x):
-    """A numeric NumPy scalar as the Python scalar it holds (other objects unchanged)."""
-    if isinstance(x, np.generic) and type(x) not in _SCALARS and x.dtype in _dt.SUPPORTED:
-        return x.item()
-    return x
-
-
 
 
 try:  # NumPy 2 keeps its floating-point error state in a context variable: setting it

@@ -113,6 +113,13 @@ def cast_result(r, dt) -> np.ndarray:
         return r.astype(dt)
 
 
+def python_scalar(x):
+    """A numeric NumPy scalar as the Python scalar it holds (other objects unchanged)."""
+    if isinstance(x, np.generic) and type(x) not in (builtins.bool, int, float, complex) and x.dtype in _dt.SUPPORTED:
+        return x.item()
+    return x
+
+
 def scalar_operand(name, value, dt):
     """A Python scalar as a NumPy operand of dtype ``dt`` (OverflowError if it cannot be)."""
     if _dt.KIND[dt] in "iu" and type(value) is int:

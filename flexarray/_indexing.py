@@ -36,9 +36,15 @@ def take(x, indices, /, *, axis=None):
     """Elements of ``x`` at the 1-D integer ``indices`` along ``axis``.
 
     ``axis`` may be omitted only for 1-D ``x``. Negative indices count from the end; an index
-    outside ``[-n, n)`` raises IndexError.
+    outside ``[-n, n)`` raises IndexError. A Python int index (beyond the standard, NumPy's
+    meaning; cubed's var/std call ``take(a, 0, axis=...)``) takes one element along
+    ``axis`` and drops that axis.
     """
     check_array(x, "take")
+    if isinstance(indices, (int, np.integer)) and not isinstance(indices, (bool, np.bool_)):
+        r = take(x, wrap(np.array([int(indices)], np.int64)), axis=axis)
+        return wrap(r._arr[(slice(None),) * (0 if axis is None else
+                                             normalize_axis(axis, x.ndim, "take")) + (0,)])
     idx = _index_array(indices, "take")
     if idx.ndim != 1:
         raise ValueError(f"take: 'indices' must be 1-D, got shape {indices.shape}")

@@ -204,9 +204,13 @@ def expand_dims(x, /, axis):
     return view_of(x, x._arr[key])
 
 
-def squeeze(x, /, axis):
-    """An O(1) view of ``x`` without the size-1 axes named by ``axis``."""
+def squeeze(x, /, axis=None):
+    """An O(1) view of ``x`` without the size-1 axes named by ``axis``. ``axis`` omitted
+    (beyond the standard, which requires it; NumPy's and torch's meaning, cubed's groupby
+    calls it so): every size-1 axis."""
     check_array(x, "squeeze")
+    if axis is None:
+        axis = tuple(i for i, n in enumerate(x.shape) if n == 1)
     axes = ordered_axes(axis, x.ndim, "squeeze")
     for a in axes:
         if x.shape[a] != 1:

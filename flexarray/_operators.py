@@ -159,6 +159,13 @@ def _result(r, out):
     return r
 
 
+def _upcast(a) -> bool:
+    """Whether ``a`` is an array type of its own that takes part in NumPy's protocols
+    (Dask, xarray, ...): flexarray defers to it (NEP 13's type hierarchy)."""
+    return hasattr(type(a), "__array_ufunc__") and not isinstance(a, (Array, np.ndarray,
+                                                                      np.generic))
+
+
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     """NEP 13: ``np.<ufunc>(...)`` with flexarray arrays among the arguments.
 
@@ -169,6 +176,8 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     the arrays' memory, writes into ``out`` arrays through their views, and returns
     flexarray arrays.
     """
+    if any(_upcast(a) for a in inputs + kwargs.get("out", ())):
+        return NotImplemented  # a duck array above flexarray (Dask, xarray) handles it
     if method == "__call__" and not kwargs:
         func = UFUNCS.get(ufunc)
         if func is not None:
@@ -190,9 +199,10 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
 
 # --- NumPy's function protocol (NEP 18) -----------------------------------------------------
 
-def _function_table(flexarray):
+def _function_table(flexarray, numpy_named=()):
     """NumPy function -> the function of the same name and meaning in the namespace
-    ``flexarray``. NumPy calls with arguments flexarray does not take (``np.sum(x, 0)``,
+    ``flexarray`` (``numpy_named``: its extensions with NumPy's names, ``nansum`` ...
+    ``einsum``). NumPy calls with arguments flexarray does not take (``np.sum(x, 0)``,
     ``out=``, ``order=``) raise TypeError there, and NumPy's implementation runs instead."""
     names = {np.concatenate: "concat", np.cumsum: "cumulative_sum",
              np.cumprod: "cumulative_prod", np.amax: "max", np.amin: "min"}
@@ -202,7 +212,8 @@ def _function_table(flexarray):
                  "broadcast_to", "broadcast_arrays", "meshgrid", "take", "take_along_axis",
                  "searchsorted", "nonzero", "count_nonzero", "diff", "tensordot", "round",
                  "zeros_like", "ones_like", "empty_like", "full_like", "tril", "triu",
-                 "isdtype", "result_type", "can_cast", "vecdot", "matrix_transpose"):
+                 "isdtype", "result_type", "can_cast", "vecdot", "matrix_transpose",
+                 *numpy_named):  # nansum, ..., einsum: flexarray/_extensions.py
         if hasattr(np, name) and hasattr(flexarray, name):
             names[getattr(np, name)] = name
     return {f: getattr(flexarray, n) for f, n in names.items()}
@@ -214,6 +225,13 @@ FUNCTIONS = {}  # filled by install() (the namespace must be complete first)
 #: array's memory, as with NumPy arrays
 _WRITES_ARG = {np.copyto: 0, np.place: 0, np.put: 0, np.putmask: 0, np.fill_diagonal: 0,
                np.put_along_axis: 0}
+
+
+#: NumPy functions making a new array like a flexarray one (-> position of their dtype
+#: argument): a dtype flexarray does not have
+#: (structured, object, datetime) raises TypeError, as with CuPy (Dask's argmax then keeps
+#: its values and indices apart instead of in one structured array)
+_LIKE_CREATION = {np.empty_like: 1, np.zeros_like: 1, np.ones_like: 1, np.full_like: 2}
 
 
 def _to_numpy(obj):
@@ -266,6 +284,13 @@ def array_function(self, func, types, args, kwargs):
     other function, and every call with arguments flexarray does not take, runs NumPy's
     implementation on the arrays' memory and returns flexarray arrays (flexarray in,
     flexarray out; ``docs/numpy-interop.md`` lists both)."""
+    if not all(issubclass(t, (Array, np.ndarray)) for t in types):
+        return NotImplemented  # a duck array above flexarray (Dask, xarray) handles it
+    if func in _LIKE_CREATION:
+        pos = _LIKE_CREATION[func]
+        dtype = kwargs.get("dtype", args[pos] if len(args) > pos else None)
+        if dtype is not None:  # flexarray in, flexarray out: no structured/object results
+            _dt.normalize(dtype, f"np.{func.__name__} of a flexarray array")
     impl = FUNCTIONS.get(func)
     if impl is not None:
         try:
@@ -282,7 +307,8 @@ def array_function(self, func, types, args, kwargs):
         kwargs = dict(kwargs)
         kwargs["out"] = tuple(o._writable() if type(o) is Array else o for o in out) \
             if isinstance(out, tuple) else (out._writable() if type(out) is Array else out)
-    r = func._implementation(*np_args, **{k: _to_numpy(v) for k, v in kwargs.items()})
+    impl = getattr(func, "_implementation", func)  # C-level functions (np.asarray(like=))
+    r = impl(*np_args, **{k: _to_numpy(v) for k, v in kwargs.items()})
     if out is not None and (r is kwargs["out"] or (isinstance(r, np.ndarray) and
                                                    type(out) is Array and
                                                    r is out._arr)):
@@ -332,24 +358,31 @@ def _transpose_method(self, *axes):
 
 
 def _astype_method(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
-    """NumPy's ``ndarray.astype`` (NumPy's casting rules; complex to real drops the
-    imaginary part with NumPy's ComplexWarning). The standard's ``astype(x, dtype)`` is the
-    namespace function."""
-    if np.dtype(dtype) == self._dtype and not copy:
-        return self
-    if np.dtype(dtype) == self._dtype and order in "KA":
-        return copy_of(self)
-    return _from_numpy(self._arr.astype(dtype, order=order, casting=casting, copy=True), ())
+    """NumPy's ``ndarray.astype`` with NumPy's casting rules (complex to real drops the
+    imaginary part with NumPy's ComplexWarning; the standard's ``astype(x, dtype)``, the
+    namespace function, refuses). An unchanged dtype gives an O(1) lazy copy (``self`` with
+    ``copy=False``); a dtype flexarray lacks raises TypeError."""
+    dt = _dt.normalize(dtype, "Array.astype", allow_none=False)
+    if dt is self._dtype and order in ("K", "A"):
+        return copy_of(self) if copy else self
+    return wrap(self._arr.astype(dt, order=order, casting=casting, copy=True))
 
 
 def _view_method(self, dtype=None, type=None):
     """NumPy's ``ndarray.view``: a view of the same elements (in x's family: writes through
-    either are seen by both), reinterpreted as ``dtype`` if one is given."""
+    either are seen by both), reinterpreted as ``dtype`` if one is given. For a dtype
+    flexarray does not have (zarr's ``'V8'``), a NumPy view of the memory, exported as
+    ``__array__`` exports."""
     if type is not None:
         raise TypeError("view: flexarray arrays cannot be viewed as another array type; "
                         "use np.asarray(x) for a NumPy array sharing x's memory")
-    nd = self._arr.view() if dtype is None else self._arr.view(dtype)
-    return _new(nd, self._buf, from_np(nd.dtype))
+    if dtype is None:
+        return _new(self._arr.view(), self._buf, self._dtype)
+    try:
+        dt = _dt.normalize(dtype, "Array.view")
+    except TypeError:
+        return self._export().view(dtype)
+    return _new(self._arr.view(dt), self._buf, dt)
 
 
 def _sort_method(self, axis=-1, kind=None, order=None):
@@ -363,9 +396,11 @@ def _fill_method(self, value):
 
 
 def _copy_method(self, order="C"):
-    """NumPy's ``ndarray.copy``: a copy (O(1) until one side is written)."""
-    if order not in "CKA" and not self._arr.flags.f_contiguous:
-        return wrap(self._arr.copy(order=order))
+    """NumPy's ``ndarray.copy``: C-contiguous by default as NumPy's; O(1) (a lazy copy)
+    when the layout already is what ``order`` asks."""
+    a = self._arr
+    if (order == "C" and not a.flags.c_contiguous) or (order == "F" and not a.flags.f_contiguous):
+        return wrap(a.copy(order=order))
     return copy_of(self)
 
 
@@ -393,9 +428,10 @@ NDARRAY_PROPERTIES = {
 }
 
 
-def install(namespace) -> None:
+def install(namespace, numpy_named=()) -> None:
     """Bind every operator, its reflected and in-place forms, and NumPy's protocols
-    (``namespace``: the complete flexarray namespace, for NEP 18's function table)."""
+    (``namespace``: the complete flexarray namespace, for NEP 18's function table;
+    ``numpy_named``: its NumPy-named extensions, routed from ``np.<name>`` too)."""
     for stem, name in BINARY.items():
         func = getattr(_elementwise, name)
         setattr(Array, f"__{stem}__", _forward_eliding(name, func))
@@ -410,7 +446,7 @@ def install(namespace) -> None:
     Array.__imatmul__ = _imatmul
     Array.__hash__ = None
     Array.__array_ufunc__ = array_ufunc
-    FUNCTIONS.update(_function_table(namespace))
+    FUNCTIONS.update(_function_table(namespace, numpy_named))
     Array.__array_function__ = array_function
     for name in NDARRAY_METHODS:
         setattr(Array, name, _ndarray_method(getattr(np, name)))
@@ -418,3 +454,4 @@ def install(namespace) -> None:
         setattr(Array, name, method)
     for name, getter in NDARRAY_PROPERTIES.items():
         setattr(Array, name, property(getter))
+    Array.__array_priority__ = 0.0  # as ndarray's (Dask's tensordot picks by it)

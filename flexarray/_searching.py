@@ -19,7 +19,7 @@ from . import _threads
 from ._array import Array, wrap
 from ._helpers import (_INDEX, broadcast_shape_of, check_array, check_bool, check_ordered,
                        checked_indices, index_result, normalize_axes, normalize_axis,
-                       ordered_operand, scalar_operand)
+                       ordered_operand, python_scalar, scalar_operand)
 from ._engines import gates
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
@@ -209,6 +209,7 @@ def where(condition, x1=_NOT_GIVEN, x2=_NOT_GIVEN, /):
     if not _dt.is_bool(condition._dtype):
         raise TypeError(f"where: 'condition' must have the bool dtype, got "
                         f"{condition._dtype}; compare it first (e.g. x != 0)")
+    x1, x2 = python_scalar(x1), python_scalar(x2)  # NumPy scalars as the values they hold
     scalars = (builtins.bool, int, float, complex)
     for name, v in (("x1", x1), ("x2", x2)):
         if not isinstance(v, (Array,) + scalars):

@@ -168,7 +168,9 @@ def _extremum(func, x, axis, keepdims):
     if a.size == 0 and axes and _count(a.shape, axes) == 0 and math.prod(
             _out_shape(a.shape, axes, keepdims)) != 0:
         raise ValueError(f"{func}: cannot reduce over a zero-size axis (x has shape "
-                         f"{a.shape}, axis={axis}); the {func} of no elements is undefined")
+                         f"{a.shape}, axis={axis}); the {func} of no elements is undefined "
+                         f"(NumPy's words, which Dask looks for: zero-size array to reduction "
+                         f"operation {func} which has no identity)")
     r = dispatch.reduce(func, a, axes, a.dtype, keepdims)
     if r is None:
         if d in _dt.HALF:  # exact in float32; NumPy's own float16/bfloat16 max is 8-18x slower
@@ -200,11 +202,18 @@ def _float_result(func, x, allow_complex):
     return d
 
 
-def mean(x, /, *, axis=None, keepdims=False):
+def mean(x, /, *, axis=None, keepdims=False, dtype=None):
     """Arithmetic mean over ``axis``. Integer input gives the default float dtype; the mean
-    of no elements is NaN."""
+    of no elements is NaN. ``dtype``: NumPy's keyword (an extension; cubed passes it), the
+    floating dtype to accumulate in and return."""
     axes = reduction_axes("mean", x, axis, keepdims)
     out_dt = _float_result("mean", x, allow_complex=True)
+    if dtype is not None:
+        dtype = _dt.normalize(dtype, "mean")
+        if not _dt.is_floating(dtype) or (_dt.KIND[out_dt] == "c" and _dt.KIND[dtype] != "c"):
+            raise TypeError(f"mean: 'dtype' must be a floating-point dtype (complex for "
+                            f"complex x), got {dtype} for x of {x._dtype}")
+        out_dt = dtype
     a = x._arr
     n = _count(a.shape, axes)
     if n == 0:
@@ -240,15 +249,28 @@ def _variance(func, x, axis, correction, keepdims):
     return wrap(cast_result(r, out_dt))
 
 
-def var(x, /, *, axis=None, correction=0.0, keepdims=False):
+def _ddof_alias(func, correction, ddof):
+    """``ddof`` is NumPy's name for ``correction`` (accepted beyond the standard: xarray
+    passes it); give one of them."""
+    if ddof is None:
+        return correction
+    if correction != 0.0:
+        raise ValueError(f"{func}: give 'correction' or NumPy's 'ddof', not both (got "
+                         f"correction={correction!r}, ddof={ddof!r})")
+    return ddof
+
+
+def var(x, /, *, axis=None, correction=0.0, keepdims=False, ddof=None):
     """Variance over ``axis`` with divisor ``N - correction`` (NaN when that is <= 0).
-    Integer input gives the default float dtype."""
-    return _variance("var", x, axis, correction, keepdims)
+    Integer input gives the default float dtype. ``ddof``: NumPy's name for
+    ``correction`` (an extension)."""
+    return _variance("var", x, axis, _ddof_alias("var", correction, ddof), keepdims)
 
 
-def std(x, /, *, axis=None, correction=0.0, keepdims=False):
-    """Standard deviation over ``axis`` with divisor ``N - correction`` (NaN when <= 0)."""
-    return _variance("std", x, axis, correction, keepdims)
+def std(x, /, *, axis=None, correction=0.0, keepdims=False, ddof=None):
+    """Standard deviation over ``axis`` with divisor ``N - correction`` (NaN when <= 0).
+    ``ddof``: NumPy's name for ``correction`` (an extension)."""
+    return _variance("std", x, axis, _ddof_alias("std", correction, ddof), keepdims)
 
 
 # --- cumulative -----------------------------------------------------------------------------

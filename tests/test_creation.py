@@ -219,3 +219,16 @@ def test_diag_as_numpy(k):
             d[0] = 1.0
     with pytest.raises(ValueError, match="1-D or 2-D"):
         xp.diag(xp.zeros((2, 2, 2)))
+@pytest.mark.parametrize("func,args", [("empty_like", ()), ("zeros_like", ()),
+                                       ("ones_like", ()), ("full_like", (2.5,))])
+def test_like_functions_take_numpys_shape(func, args):
+    """``shape``: NumPy's keyword of the *_like functions (cubed's backend passes it)."""
+    x = xp.asarray(np.ones((2, 3), np.float32))
+    for shape in ((4,), (1, 5, 2), 3):
+        r = getattr(xp, func)(x, *args, shape=shape)
+        e = getattr(np, func)(np.ones((2, 3), np.float32), *args, shape=shape)
+        assert r.shape == e.shape and r.dtype == e.dtype
+        if func != "empty_like":
+            np.testing.assert_array_equal(np.asarray(r), e)
+    with pytest.raises(TypeError, match=f"{func}: 'shape'"):
+        getattr(xp, func)(x, *args, shape="3")

@@ -439,3 +439,15 @@ def test_namespace_info_dtypes_are_numpy_dtypes():
         assert isinstance(d, np.dtype) and d is getattr(xp, d.name), kind
     assert info.dtypes(kind=("bool", np.float32)) == {"bool": xp.bool, "float32": xp.float32}
     assert isinstance(info.devices(), tuple)  # 2025.12 changed the list to a tuple
+
+
+def test_result_type_of_numpy_scalars_alone_is_numpys():
+    """NumPy scalars carry a dtype: alone they promote as NumPy's result_type does (xarray
+    asks ``xp.result_type(np.float64(nan))``); beside an array or dtype they still count as
+    the Python scalars they hold; Python scalars alone have no dtype."""
+    for args in [(np.float32(1),), (np.int8(1), np.int16(2)), (np.float32(1), 2.0),
+                 (np.bool_(True),), (np.uint8(3), np.uint16(4), 5)]:
+        assert xp.result_type(*args) == np.result_type(*args)
+    assert xp.result_type(xp.float32, np.float64(1)) == xp.float32
+    with pytest.raises(ValueError, match="at least one array or dtype"):
+        xp.result_type(1.0, 2)

@@ -178,3 +178,19 @@ BAD = [
 def test_bad_input(call, exc, message):
     with pytest.raises(exc, match=message):
         call()
+
+
+def test_take_with_a_python_int_drops_the_axis_as_numpy():
+    """A Python (or NumPy) int index, beyond the standard: NumPy's meaning (cubed calls
+    ``take(a, 0, axis=...)``)."""
+    a = np.arange(24.0).reshape(2, 3, 4)
+    x = xp.asarray(a)
+    for axis in (0, 1, 2, -1):
+        for i in (0, 1, -1, np.int64(-2)):
+            r = xp.take(x, i, axis=axis)
+            np.testing.assert_array_equal(np.asarray(r), np.take(a, i, axis=axis))
+    assert float(xp.take(xp.asarray(a[0, 0]), 2)) == 2.0
+    with pytest.raises(IndexError, match="out of bounds"):
+        xp.take(x, 3, axis=1)
+    with pytest.raises(TypeError, match="'indices' must be a flexarray array, got bool"):
+        xp.take(x, True, axis=1)

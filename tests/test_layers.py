@@ -10,7 +10,8 @@ Layers, bottom to top (docs/architecture.md draws them):
 4. engine choice and argument checks: ``_engines.dispatch``, ``_helpers``
 5. the standard's chapters, one module each (they do not import each other)
 6. operators and NumPy's protocols, installed on the array from one table
-7. extensions: ``linalg``, ``fft``, ``nn``
+7. extensions: ``linalg``, ``fft``, ``nn``; NumPy-named extensions (``_extensions``,
+   ``lib``) and the Dask registration
 8. the namespace (``flexarray/__init__.py``) and the tour
 
 Every import counts, function-level ones included: a lazy import that goes upward is still
@@ -38,6 +39,7 @@ LAYERS = {
     **{f"flexarray.{c}": 5 for c in CHAPTERS},
     "flexarray._operators": 6,
     "flexarray.linalg": 7, "flexarray.fft": 7, "flexarray.nn": 7,
+    "flexarray._extensions": 7, "flexarray.lib": 7, "flexarray._dask": 7,
     "flexarray": 8, "flexarray.__main__": 8,
 }
 

@@ -5,6 +5,8 @@ NumPy array of the same elements *and the same strides*.
 """
 import re
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -468,3 +470,16 @@ BAD = [
 def test_bad_input(call, exc, message):
     with pytest.raises(exc, match=message):
         call()
+
+
+def test_squeeze_without_axis_removes_every_size_one_axis_as_numpy():
+    """``axis`` omitted (beyond the standard; NumPy's and torch's meaning): a view."""
+    for shape in [(1, 3, 1, 2), (1, 1), (3, 2), (1,), ()]:
+        a = np.arange(math.prod(shape), dtype=np.float64).reshape(shape)
+        x = xp.asarray(a)
+        r = xp.squeeze(x)
+        assert r.shape == np.squeeze(a).shape
+        np.testing.assert_array_equal(np.asarray(r), np.squeeze(a))
+    x = xp.zeros((1, 3, 1))
+    xp.squeeze(x)[1] = 5.0
+    assert float(x[0, 1, 0]) == 5.0

@@ -140,7 +140,7 @@ def test_numpy_functions_that_write_write_through():
     np.testing.assert_allclose(to_np(o), V.sum(axis=0))
 
 
-# --- NumPy's ndarray methods ----------------------------------------------------------------
+# --- NumPy's ndarray methods (extensions; Dask's chunk code calls them) ---------------------
 
 M = np.arange(24.0).reshape(2, 3, 4) - 7.5
 
@@ -200,3 +200,81 @@ def test_numpy_code_chaining_methods_on_np_results():
     r = np.atleast_1d(np.where(x > 0, 1, 0).astype(np.int8))
     assert isinstance(r, xp.Array)
     np.testing.assert_array_equal(to_np(r), np.where(M > 0, 1, 0).astype(np.int8))
+
+
+@pytest.mark.parametrize("call", [
+    lambda a: a.sum(), lambda a: a.sum(axis=1, keepdims=True), lambda a: a.sum(0, dtype="f4"),
+    lambda a: a.mean(axis=(0, 2)), lambda a: a.std(ddof=1), lambda a: a.var(axis=-1),
+    lambda a: a.max(axis=2), lambda a: a.min(), lambda a: a.prod(axis=0),
+    lambda a: a.argmax(), lambda a: a.argmin(axis=1), lambda a: a.cumsum(axis=2),
+    lambda a: a.cumsum(), lambda a: a.any(axis=0), lambda a: a.all(),
+    lambda a: a.reshape(6, 4), lambda a: a.reshape((4, -1)), lambda a: a.reshape(-1),
+    lambda a: a.transpose(), lambda a: a.transpose(2, 0, 1), lambda a: a.transpose((1, 0, 2)),
+    lambda a: a.swapaxes(0, 2), lambda a: a.squeeze(), lambda a: a[:, :1].squeeze(axis=1),
+    lambda a: a.ravel(), lambda a: a.flatten(), lambda a: a.astype("float32"),
+    lambda a: a.astype(np.int16), lambda a: a.copy(), lambda a: a.round(1),
+    lambda a: a.clip(-2, 3), lambda a: a.take([0, 2], axis=1), lambda a: a.repeat(2, axis=0),
+    lambda a: a.diagonal(axis1=1, axis2=2), lambda a: a.trace(), lambda a: a.conj(),
+    lambda a: a[0].dot(a[1].T), lambda a: a.argsort(axis=1), lambda a: a.view(np.int64),
+    lambda a: a.nonzero()[1],
+])
+def test_ndarray_methods_give_numpys_values(call):
+    expected = np.asarray(call(M.copy()))
+    r = call(fx(M))
+    assert isinstance(r, xp.Array)
+    assert r.shape == expected.shape and r.dtype == expected.dtype
+    np.testing.assert_allclose(to_np(r), expected, rtol=1e-6)
+
+
+def test_ndarray_attributes_and_in_place_methods():
+    x = fx(M)
+    assert x.nbytes == M.nbytes and x.itemsize == M.itemsize
+    assert x.item(5) == M.item(5) and x.tolist() == M.tolist()
+    v = x.reshape(6, 4)  # a view where NumPy's is one: writes are seen by x
+    v[0, 0] = 100.0
+    assert float(x[0, 0, 0]) == 100.0
+    c = x.copy()  # a copy: later writes to x are not seen
+    x.fill(1.0)
+    assert to_np(x).tolist() == np.ones_like(M).tolist()
+    assert float(c[0, 0, 0]) == 100.0
+    assert x.astype(x.dtype, copy=False) is x
+    with pytest.raises(TypeError, match="Array.astype: 'dtype'"):
+        x.astype("U3")
+    assert fx(V).__array_priority__ == np.empty(0).__array_priority__
+
+
+def test_real_and_imag_attributes_are_views_as_numpys():
+    a = np.array([[1 + 2j, 3 - 4j], [0.5j, -1.0]])
+    x = fx(a)
+    np.testing.assert_array_equal(to_np(x.real), a.real)
+    np.testing.assert_array_equal(to_np(x.imag), a.imag)
+    x.real[0, 0] = 10.0  # a view, as NumPy's: the write is seen by x
+    assert complex(x[0, 0]) == 10 + 2j
+    assert to_np(fx(V).real).tolist() == V.tolist()
+
+
+class _Upcast:
+    """A duck array above flexarray in NEP 13's hierarchy (as Dask's and xarray's)."""
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return "upcast ufunc"
+
+    def __array_function__(self, func, types, args, kwargs):
+        return "upcast function"
+
+
+def test_flexarray_defers_to_duck_arrays_above_it():
+    x, u = fx(V), _Upcast()
+    assert np.add(x, u) == "upcast ufunc"
+    assert np.multiply(u, x) == "upcast ufunc"
+    assert np.concatenate([x, u]) == "upcast function"
+    assert np.einsum("ij,ij->i", x, u) == "upcast function"
+
+
+def test_like_creation_with_a_dtype_flexarray_lacks_raises():
+    """np.empty_like(x, dtype=<structured>) raises TypeError, as CuPy's does (Dask falls
+    back to keeping the fields apart); NumPy's meaning otherwise."""
+    x = fx(V)
+    with pytest.raises(TypeError, match="np.empty_like of a flexarray array: 'dtype'"):
+        np.empty_like(x, dtype=[("vals", "f8"), ("arg", "i8")])
+    r = np.full_like(x, 3, shape=(4,))  # a keyword flexarray lacks: NumPy's, as flexarray
+    assert isinstance(r, xp.Array) and to_np(r).tolist() == [3.0] * 4

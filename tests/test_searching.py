@@ -348,3 +348,10 @@ def test_where_with_two_python_scalars_as_numpy(x1, x2):
     expected = np.where(cond, x1, x2)
     assert to_np(r).dtype == expected.dtype
     np.testing.assert_array_equal(to_np(r), expected)
+def test_where_takes_numpy_scalars_as_the_values_they_hold():
+    x = xp.asarray(np.array([1.0, -2.0, 3.0], np.float32))
+    r = xp.where(x > 0, x, np.float64(-1.5))  # a float32 result, as with the Python float
+    assert r.dtype == xp.float32
+    np.testing.assert_array_equal(np.asarray(r), np.array([1.0, -1.5, 3.0], np.float32))
+    r = xp.where(x > 0, np.int64(7), x)
+    assert r.dtype == xp.float32 and np.asarray(r).tolist() == [7.0, -2.0, 7.0]

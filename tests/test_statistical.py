@@ -400,3 +400,30 @@ def test_reduction_over_a_short_innermost_axis_matches_numpy_bit_for_bit(op, dty
         assert np.array_equal(np.signbit(got[nonzero]), np.signbit(expected[nonzero]))
         kept = to_np(getattr(xp, op)(x, axis=axis, keepdims=True))
         assert kept.shape == np.expand_dims(expected, axis).shape
+def test_std_var_take_numpys_ddof_as_correction():
+    """``ddof`` is accepted as NumPy's name for ``correction`` (xarray passes it)."""
+    a = np.random.default_rng(5).random((4, 6))
+    x = xp.asarray(a)
+    for func in ("std", "var"):
+        for ddof in (0, 1, 2.5):
+            np.testing.assert_allclose(to_np(getattr(xp, func)(x, axis=1, ddof=ddof)),
+                                       getattr(np, func)(a, axis=1, ddof=ddof), rtol=1e-12)
+        with pytest.raises(ValueError, match="correction.*ddof"):
+            getattr(xp, func)(x, correction=1, ddof=1)
+
+
+@pytest.mark.parametrize("src,dtype", [("float64", "float32"), ("int32", "float32"),
+                                       ("float32", "float64"), ("complex64", "complex128"),
+                                       ("int8", "float64")])
+def test_mean_takes_numpys_dtype(src, dtype):
+    """``dtype``: NumPy's keyword of mean (cubed's backend calls it), the accumulation and
+    result dtype."""
+    a = (np.random.default_rng(7).random((5, 7)) * 10).astype(src)
+    x = xp.asarray(a)
+    for axis in (None, 0, 1):
+        r = xp.mean(x, axis=axis, dtype=dtype)
+        e = np.mean(a, axis=axis, dtype=dtype)
+        assert r.dtype == np.dtype(dtype)
+        np.testing.assert_allclose(to_np(r), e, rtol=1e-6)
+    with pytest.raises(TypeError, match="mean: 'dtype' must be a floating-point dtype"):
+        xp.mean(x, dtype=xp.int64)
