@@ -11,6 +11,7 @@ from . import _dtypes as _dt
 from . import _memory
 from ._array import Array, copy_of, wrap, wrap_foreign
 from ._device import check_device
+from ._helpers import as_count, as_int, check_alloc, check_choice, check_copy
 
 __all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full",
            "full_like", "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros",
@@ -95,8 +96,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
     """
     dtype = _check_dtype(dtype, "asarray")
     check_device(device, "asarray")
-    if copy not in (None, True, False):
-        raise ValueError(f"asarray: 'copy' must be True, False or None, got {copy!r}")
+    check_copy(copy, "asarray")
     if isinstance(obj, Array):
         if dtype is None or dtype is obj._dtype:
             return copy_of(obj) if copy else obj
@@ -169,6 +169,7 @@ def _check_int_range(obj, dtype):
 
 def from_dlpack(x, /, *, device=None, copy=None):
     """An array from any object with ``__dlpack__``, sharing its memory unless copy=True."""
+    check_copy(copy, "from_dlpack")
     check_device(device, "from_dlpack")
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"from_dlpack: 'x' must support the DLPack protocol (__dlpack__), got "
@@ -195,6 +196,7 @@ def _filled(func, shape, dtype, device, fill, like=None):
     else:
         shape = _shape(shape, func)
     dtype = _dt.default_float if dtype is None else dtype
+    check_alloc(shape, dtype.itemsize, func, f"an array of dtype {dtype}")
     if fill is None:
         return wrap(_memory.empty(shape, dtype))
     if type(fill) is int and fill == 0:  # calloc: the system hands out zeroed pages lazily
@@ -296,6 +298,9 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
         start, stop = 0, start
     stop = _real_scalar(stop, "arange", "stop")
     step = _real_scalar(step, "arange", "step")
+    for name, v in (("start", start), ("stop", stop), ("step", step)):
+        if not math.isfinite(v):
+            raise ValueError(f"arange: '{name}' must be finite, got {v}")
     if step == 0:
         raise ValueError("arange: 'step' must not be 0")
     if dtype is None:
@@ -306,6 +311,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     n = builtins.max(math.ceil((stop - start) / step), 0)
     if _dt.KIND[dtype] in "iu" and all(type(v) is int for v in (start, stop, step)):
         n = builtins.max(-((start - stop) // step), 0)
+    check_alloc((n,), dtype.itemsize, "arange", f"the range from {start} to {stop} by {step}")
     if _dt.KIND[dtype] in "iu":
         info = np.iinfo(dtype)
         last = start + (n - 1) * step if n else start
@@ -322,12 +328,15 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     check_device(device, "linspace")
     start = _number(start, "linspace", "start", (int, float, complex))
     stop = _number(stop, "linspace", "stop", (int, float, complex))
-    try:
-        num = operator.index(num) if not isinstance(num, builtins.bool) else None
-    except TypeError:
-        num = None
-    if num is None or num < 0:
-        raise ValueError(f"linspace: 'num' must be a non-negative int, got {num!r}")
+    num = as_int(num, "linspace", "num")
+    if num < 0:
+        raise ValueError(f"linspace: 'num' must be a non-negative int, got {num}")
+    check_alloc((num,), 16, "linspace", f"num={num} samples")
+    try:  # Python ints beyond int64 would make NumPy compute in object dtype
+        start, stop = (v if isinstance(v, complex) else float(v) for v in (start, stop))
+    except OverflowError:
+        raise OverflowError(f"linspace: 'start'={start} or 'stop'={stop} is beyond the "
+                            f"float64 range") from None
     if not isinstance(endpoint, builtins.bool):
         raise TypeError(f"linspace: 'endpoint' must be a bool, got {endpoint!r}")
     is_complex = isinstance(start, complex) or isinstance(stop, complex)
@@ -348,22 +357,18 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
     """A 2-D array with ones on the ``k``-th diagonal and zeros elsewhere."""
     dtype = _check_dtype(dtype, "eye")
     check_device(device, "eye")
-    for name, v in (("n_rows", n_rows), ("n_cols", n_cols), ("k", k)):
-        if v is None and name == "n_cols":
-            continue
-        if isinstance(v, builtins.bool) or not isinstance(v, int):
-            raise TypeError(f"eye: '{name}' must be an int, got {v!r}")
-        if name != "k" and v < 0:
-            raise ValueError(f"eye: '{name}' must be >= 0, got {v}")
+    n_rows = as_count(n_rows, "eye", "n_rows")
+    n_cols = n_rows if n_cols is None else as_count(n_cols, "eye", "n_cols")
+    k = max(-n_rows, min(n_cols, as_int(k, "eye", "k")))  # beyond the edge: no ones
     dtype = _dt.default_float if dtype is None else dtype
+    check_alloc((n_rows, n_cols), dtype.itemsize, "eye")
     return wrap(np.eye(n_rows, n_cols, k=k, dtype=dtype))
 
 
 def meshgrid(*arrays, indexing="xy"):
     """Coordinate matrices from 1-D coordinate vectors (views: broadcasts, O(1) each)."""
     from ._array import view_of
-    if indexing not in ("xy", "ij"):
-        raise ValueError(f"meshgrid: 'indexing' must be 'xy' or 'ij', got {indexing!r}")
+    check_choice(indexing, ("xy", "ij"), "meshgrid", "indexing")
     if len(arrays) == 1 and isinstance(arrays[0], (list, tuple)):
         arrays = tuple(arrays[0])
     for i, a in enumerate(arrays):
@@ -373,7 +378,7 @@ def meshgrid(*arrays, indexing="xy"):
         if a.ndim != 1:
             raise ValueError(f"meshgrid: argument {i} must be 1-D, got shape {a.shape}")
     if arrays:
-        dt = _dt.result_type(*arrays)
+        dt = _dt.result_type(*arrays, func="meshgrid")
         if any(a._dtype is not dt for a in arrays):
             raise TypeError(f"meshgrid: all arrays must have the same dtype, got "
                             f"{[str(a.dtype) for a in arrays]}")
@@ -386,8 +391,8 @@ def _tri(func, x, k, npfunc):
         raise TypeError(f"{func}: 'x' must be a flexarray array, got {type(x).__name__}")
     if x.ndim < 2:
         raise ValueError(f"{func}: 'x' must have at least 2 dimensions, got shape {x.shape}")
-    if isinstance(k, builtins.bool) or not isinstance(k, int):
-        raise TypeError(f"{func}: 'k' must be an int, got {k!r}")
+    k = as_int(k, func, "k")
+    k = max(-x.shape[-2], min(x.shape[-1], k))  # beyond the edge: all or nothing kept
     return wrap(npfunc(x._arr, k=k))
 
 

@@ -10,7 +10,13 @@ from ._device import check_device
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
 isdtype = _dt.isdtype
-result_type = _dt.result_type
+
+
+def result_type(*arrays_and_dtypes):
+    return _dt.result_type(*arrays_and_dtypes)
+
+
+result_type.__doc__ = _dt.result_type.__doc__
 
 
 def _dtype_of(x, func, name):

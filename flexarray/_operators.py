@@ -159,6 +159,9 @@ def _result(r, out):
     return r
 
 
+_UFUNC_METHODS = ("__call__", "reduce", "reduceat", "accumulate", "outer", "at")
+
+
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     """NEP 13: ``np.<ufunc>(...)`` with flexarray arrays among the arguments.
 
@@ -169,6 +172,9 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     the arrays' memory, writes into ``out`` arrays through their views, and returns
     flexarray arrays.
     """
+    if not isinstance(ufunc, np.ufunc) or method not in _UFUNC_METHODS:
+        raise TypeError(f"__array_ufunc__: 'ufunc' must be a NumPy ufunc and 'method' one of "
+                        f"{', '.join(_UFUNC_METHODS)}; got {ufunc!r} and {method!r}")
     if method == "__call__" and not kwargs:
         func = UFUNCS.get(ufunc)
         if func is not None:

@@ -18,7 +18,7 @@ from . import _dtypes as _dt
 from . import _threads
 from ._array import Array, wrap
 from ._elementwise import _scalar_operand
-from ._helpers import check_array, normalize_axes, normalize_axis
+from ._helpers import check_array, check_choice, normalize_axes, normalize_axis
 from ._indexing import checked_indices
 from ._manipulation import broadcast_shape_of, check_bool
 
@@ -188,8 +188,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     check_array(x1, "searchsorted", "x1")
     if x1.ndim != 1:
         raise ValueError(f"searchsorted: 'x1' must be 1-D, got shape {x1.shape}")
-    if side not in ("left", "right"):
-        raise ValueError(f"searchsorted: 'side' must be 'left' or 'right', got {side!r}")
+    check_choice(side, ("left", "right"), "searchsorted", "side")
     a1 = ordered_operand(x1, "searchsorted", "x1")
     n = a1.shape[0]
     if sorter is not None:
@@ -203,9 +202,9 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
         sorter = checked_indices(sorter._arr, n, "searchsorted", "sorter")
     if isinstance(x2, Array):
         a2 = ordered_operand(x2, "searchsorted", "x2")
-        dt = _dt.promote(x1._dtype, x2._dtype)
+        dt = _dt.promote(x1._dtype, x2._dtype, "searchsorted")
     elif type(x2) in (int, float, builtins.bool):
-        dt = _dt.result_type(x1, x2)
+        dt = _dt.result_type(x1, x2, func="searchsorted")
         if type(x2) is int and _dt.is_integer(dt):
             info = np.iinfo(dt)
             if not info.min <= x2 <= info.max:  # beyond every element of x1
@@ -252,7 +251,7 @@ def where(condition, x1=_NOT_GIVEN, x2=_NOT_GIVEN, /):
     if not (isinstance(x1, Array) or isinstance(x2, Array)):
         raise TypeError("where: at least one of 'x1', 'x2' must be a flexarray array (got two "
                         "Python scalars)")
-    dt = _dt.result_type(x1, x2)
+    dt = _dt.result_type(x1, x2, func="where")
     shapes = [condition.shape] + [v.shape for v in (x1, x2) if isinstance(v, Array)]
     broadcast_shape_of(shapes, "where", "'condition', 'x1' and 'x2' of shapes")
     a1, a2 = _where_operand(x1, dt, "x1"), _where_operand(x2, dt, "x2")

@@ -15,14 +15,13 @@ or "forward" (the forward transform scales by 1/n).
 """
 from __future__ import annotations
 
-import operator
 
 import numpy as np
 
 from . import _dtypes as _dt
 from ._array import Array, wrap
 from ._device import check_device
-from ._helpers import check_array, normalize_axis
+from ._helpers import as_int, check_alloc, check_array, check_choice, normalize_axis
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft",
            "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -35,29 +34,17 @@ _COMPLEX = {"f": np.complex64, "d": np.complex128}
 # --- argument checks ---------------------------------------------------------------------
 
 def _norm(func, norm):
-    if norm not in _NORMS:
-        raise ValueError(f"{func}: norm must be one of 'backward', 'ortho', 'forward', "
-                         f"got {norm!r}")
-    return norm
-
-
-def _int(func, name, v):
-    if isinstance(v, bool):
-        raise TypeError(f"{func}: '{name}' must be an integer, got a bool")
-    try:
-        return operator.index(v)
-    except TypeError:
-        raise TypeError(f"{func}: '{name}' must be an integer, got "
-                        f"{type(v).__name__}") from None
+    return check_choice(norm, _NORMS, func, "norm")
 
 
 def _length(func, name, v, default):
     """A transform length: `default` when None; ValueError below 1."""
-    n = default if v is None else _int(func, name, v)
+    n = default if v is None else as_int(v, func, name)
     if n < 1:
         hint = " (the default for this input); pass n explicitly" if v is None else ""
         raise ValueError(f"{func}: the transform length {name}={n}{hint} is invalid; "
                          f"it must be >= 1")
+    check_alloc((n,), 16, func, f"a transform of length {name}={n}")
     return n
 
 
@@ -93,18 +80,22 @@ def _axes(func, x, s, axes):
                              f"(the standard requires both)")
         ax = list(range(nd))
     else:
-        if isinstance(axes, (int, np.integer)) or not hasattr(axes, "__iter__"):
+        if not isinstance(axes, (tuple, list, range)):
             raise TypeError(f"{func}: 'axes' must be a sequence of integers, got "
                             f"{type(axes).__name__}")
-        ax = [normalize_axis(_int(func, "axes", a), nd, func, "axes") for a in axes]
+        ax = [normalize_axis(as_int(a, func, "axes"), nd, func, "axes") for a in axes]
         if len(set(ax)) != len(ax):
             raise ValueError(f"{func}: 'axes' has repeated axes: {list(axes)}; give each "
                              f"axis at most once")
     if s is None:
+        for a in ax:
+            if x.shape[a] < 1:
+                raise ValueError(f"{func}: axis {a} of x (shape {x.shape}) has length 0, an "
+                                 f"invalid transform length; pass 's' and 'axes'")
         return None, ax
-    if not hasattr(s, "__iter__"):
+    if not isinstance(s, (tuple, list, range)):
         raise TypeError(f"{func}: 's' must be a sequence of integers, got {type(s).__name__}")
-    s = [_int(func, "s", v) for v in s]
+    s = [as_int(v, func, "s") for v in s]
     if len(s) != len(ax):
         raise ValueError(f"{func}: 's' has {len(s)} entries but 'axes' has {len(ax)}; "
                          f"give one length per transformed axis")
@@ -114,6 +105,7 @@ def _axes(func, x, s, axes):
         if v < 1:
             raise ValueError(f"{func}: s={s} holds an invalid length {v}; lengths must be "
                              f">= 1 (or -1 for the input's size along the axis)")
+        check_alloc((v,), 16, func, f"a transform of length {v} (from s={s})")
         out.append(v)
     return out, ax
 
@@ -250,9 +242,10 @@ def irfftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
 # --- helpers -----------------------------------------------------------------------------
 
 def _freq_args(func, n, d, dtype, device):
-    n = _int(func, "n", n)
+    n = as_int(n, func, "n")
     if n < 1:
         raise ValueError(f"{func}: the window length n must be >= 1, got {n}")
+    check_alloc((n,), 8, func, f"the frequencies of n={n}")
     check_device(device, func)
     if dtype is None:
         dtype = _dt.default_float

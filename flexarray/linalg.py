@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import builtins
 import math
-import operator
 from typing import NamedTuple
 
 import ml_dtypes
@@ -20,7 +19,7 @@ import numpy as np
 
 from . import _dtypes as _dt
 from ._array import Array, copy_of, view_of, wrap
-from ._helpers import check_array, normalize_axes, normalize_axis
+from ._helpers import as_int, check_array, check_bool, normalize_axes
 from ._linear_algebra import (as_compute, compute_np, matmul, matmul_np, matrix_transpose,
                               numeric_pair, tensordot, vecdot)
 from ._statistical import accumulation_dtype, cast_result, sum_np
@@ -105,27 +104,13 @@ def _lapack(func, f, *args, **kwargs):
         raise LinAlgError(f"{func}: {e}") from None
 
 
-def _check_bool(value, func, name):
-    if type(value) is not builtins.bool:
-        raise TypeError(f"{func}: '{name}' must be a bool, got {type(value).__name__}")
-
-
-def _check_int(value, func, name):
-    if isinstance(value, builtins.bool):
-        raise TypeError(f"{func}: '{name}' must be an int, got bool")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise TypeError(f"{func}: '{name}' must be an int, got {type(value).__name__}") from None
-
-
 # --- factorizations -------------------------------------------------------------------------
 
 def cholesky(x, /, *, upper=False):
     """Cholesky factor of each Hermitian positive-definite matrix: lower ``L`` with
     ``x = L L^H``, or upper ``U`` with ``x = U^H U`` when ``upper=True``."""
     dt = _matrices("cholesky", x, square=True)
-    _check_bool(upper, "cholesky", "upper")
+    check_bool(upper, "cholesky", "upper")
     return _out(_lapack("cholesky", np.linalg.cholesky, as_compute(x._arr, dt), upper=upper),
                 dt)
 
@@ -183,7 +168,7 @@ def qr(x, /, *, mode="reduced"):
     """``(Q, R)`` of each matrix: ``mode="reduced"`` gives Q (..., M, K) and R (..., K, N)
     with K = min(M, N); ``mode="complete"`` gives Q (..., M, M) and R (..., M, N)."""
     dt = _matrices("qr", x)
-    if mode not in ("reduced", "complete"):
+    if type(mode) is not str or mode not in ("reduced", "complete"):
         raise ValueError(f"qr: mode={mode!r} is not supported; allowed: 'reduced', "
                          f"'complete'")
     q, r = _lapack("qr", np.linalg.qr, as_compute(x._arr, dt), mode=mode)
@@ -193,14 +178,14 @@ def qr(x, /, *, mode="reduced"):
 def svd(x, /, *, full_matrices=True):
     """``(U, S, Vh)`` of each matrix with ``x = U diag(S) Vh``; S real, descending."""
     dt = _matrices("svd", x)
-    _check_bool(full_matrices, "svd", "full_matrices")
+    check_bool(full_matrices, "svd", "full_matrices")
     u, s, vh = _lapack("svd", np.linalg.svd, as_compute(x._arr, dt),
                        full_matrices=full_matrices)
     return SVDResult(_out(u, dt), _out(s, _real(dt)), _out(vh, dt))
 
 
-def _svdvals_np(a):
-    return _lapack("svdvals", np.linalg.svd, a, compute_uv=False)
+def _svdvals_np(a, func="svdvals"):
+    return _lapack(func, np.linalg.svd, a, compute_uv=False)
 
 
 def svdvals(x, /):
@@ -217,7 +202,7 @@ def solve(x1, x2, /):
     (..., M, K) with batch dimensions broadcast against x1's."""
     check_array(x1, "solve", "x1")
     check_array(x2, "solve", "x2")
-    dt = _dt.promote(x1._dtype, x2._dtype)
+    dt = _dt.promote(x1._dtype, x2._dtype, "solve")
     _check_floating("solve", dt, "x1' and 'x2")
     _matrices("solve", x1, square=True, name="x1")
     s1, s2 = x1.shape, x2.shape
@@ -284,7 +269,7 @@ def matrix_rank(x, /, *, rtol=None):
     a = as_compute(x._arr, dt)
     if r is None:
         r = _default_rtol(a, dt)
-    s = _svdvals_np(a)
+    s = _svdvals_np(a, "matrix_rank")
     tol = np.max(s, axis=-1, initial=0.0) * np.asarray(r)
     rank = np.count_nonzero(s > tol[..., None], axis=-1)
     return _out(rank, _dt.default_int)
@@ -295,7 +280,7 @@ def matrix_power(x, n, /):
     n < 0: powers of the inverse, floating dtypes only). Integer matrices are allowed for
     n >= 0 (they wrap on overflow, as matmul does)."""
     check_array(x, "matrix_power")
-    n = _check_int(n, "matrix_power", "n")
+    n = as_int(n, "matrix_power", "n")
     dt = x._dtype
     if not _dt.is_numeric(dt):
         raise TypeError(f"matrix_power: 'x' must have a numeric dtype, got {dt}")
@@ -331,7 +316,7 @@ def cross(x1, x2, /, *, axis=-1):
     """Cross products of 3-element vectors along ``axis`` (negative, counted from the end),
     broadcast over the other axes."""
     dt = numeric_pair("cross", x1, x2)
-    axis = _check_int(axis, "cross", "axis")
+    axis = as_int(axis, "cross", "axis")
     n = builtins.min(x1.ndim, x2.ndim)
     if axis >= 0 and x1.ndim == x2.ndim:
         axis -= n
@@ -364,13 +349,20 @@ def outer(x1, x2, /):
     return _out(r, dt)
 
 
+def _clip_offset(x, offset):
+    """A diagonal ``offset`` beyond the matrices (any size: empty diagonals) clipped to
+    their edge, where NumPy would overflow a C long."""
+    return max(-x.shape[-2], min(x.shape[-1], offset))
+
+
 def diagonal(x, /, *, offset=0):
     """The ``offset``-th diagonal of each matrix (last axis of the result): a zero-copy
     view of ``x`` (writes to it copy first, as every view does)."""
     check_array(x, "diagonal")
-    offset = _check_int(offset, "diagonal", "offset")
+    offset = as_int(offset, "diagonal", "offset")
     if x.ndim < 2:
         raise ValueError(f"diagonal: 'x' must have at least 2 dimensions, got shape {x.shape}")
+    offset = _clip_offset(x, offset)
     return view_of(x, np.diagonal(x._arr, offset, -2, -1))
 
 
@@ -378,11 +370,12 @@ def trace(x, /, *, offset=0, dtype=None):
     """Sum of the ``offset``-th diagonal of each matrix; dtype rules as ``sum`` (smaller
     integers accumulate in int64/uint64)."""
     check_array(x, "trace")
-    offset = _check_int(offset, "trace", "offset")
+    offset = as_int(offset, "trace", "offset")
     if not _dt.is_numeric(x._dtype):
         raise TypeError(f"trace: 'x' must have a numeric dtype, got {x._dtype}")
     if x.ndim < 2:
         raise ValueError(f"trace: 'x' must have at least 2 dimensions, got shape {x.shape}")
+    offset = _clip_offset(x, offset)
     out_dt = accumulation_dtype("trace", x._dtype, dtype)
     d = np.diagonal(x._arr, offset, -2, -1)
     return wrap(sum_np(d, (d.ndim - 1,), out_dt))
@@ -442,7 +435,7 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     The result is real; large and tiny values do not overflow or underflow the squares."""
     check_array(x, "vector_norm")
     _check_floating("vector_norm", x._dtype)
-    _check_bool(keepdims, "vector_norm", "keepdims")
+    check_bool(keepdims, "vector_norm", "keepdims")
     _check_ord("vector_norm", ord)
     axes = normalize_axes(axis, x.ndim, "vector_norm")
     rdt = _real(x._dtype)
@@ -459,7 +452,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     """Matrix norm of each matrix: 'fro', 'nuc', 1/-1 (max/min column sum of |x|), 2/-2
     (largest/smallest singular value), inf/-inf (max/min row sum of |x|). Real result."""
     dt = _matrices("matrix_norm", x)
-    _check_bool(keepdims, "matrix_norm", "keepdims")
+    check_bool(keepdims, "matrix_norm", "keepdims")
     _check_ord("matrix_norm", ord, _MATRIX_ORDS)
     rdt = _real(dt)
     a = as_compute(x._arr, dt)

@@ -1,5 +1,6 @@
 """Argument checking and dtype handling shared by the flexarray.nn frontends."""
 import operator
+import sys
 
 import numpy as np
 
@@ -21,7 +22,7 @@ def float_result_dtype(func, **arrays):
         if a is not None and not dt.is_real_floating(a.dtype):
             raise TypeError(f"{func}: '{name}' must have a real floating-point dtype "
                             f"(float16, bfloat16, float32, float64), got {a.dtype}")
-    return dt.result_type(*(a for a in arrays.values() if a is not None))
+    return dt.result_type(*(a for a in arrays.values() if a is not None), func=func)
 
 
 def compute_dtype(d):
@@ -65,6 +66,8 @@ def ntuple(v, n, func, name, minimum):
         vals = tuple(_int(e, func, name) for e in v)
     else:
         vals = (_int(v, func, name),) * n
+    if any(e > sys.maxsize for e in vals):
+        raise ValueError(f"{func}: '{name}' must be at most {sys.maxsize}, got {v!r}")
     if any(e < minimum for e in vals):
         what = "positive" if minimum == 1 else "non-negative"
         raise ValueError(f"{func}: '{name}' must be {what} (>= {minimum}), got "

@@ -4,6 +4,7 @@ One 3-D implementation (1-D and 2-D inputs get size-1 depth/height). Max pooling
 propagates NaN and, with ``return_indices``, reports PyTorch's flat index into each
 input plane (``(z * H + y) * W + x``); ties keep the first element, NaN the last NaN.
 """
+from .._helpers import check_alloc, check_bool
 from . import _common as C
 from . import _pool_np
 
@@ -54,12 +55,14 @@ def _out_check(func, x, osp, ks, pad, dil):
 def _max_pool(n, func, x, kernel_size, stride, padding, dilation, ceil_mode,
               return_indices):
     spatial, unbatched, operand = _input(n, func, x)
+    ceil_mode = check_bool(ceil_mode, func, "ceil_mode")
+    return_indices = check_bool(return_indices, func, "return_indices")
     ks, st, pad, dil = _window_params(n, func, kernel_size, stride, padding, dilation)
-    osp = tuple(_pool_np.pool_out_size(s, k, t, p, d, bool(ceil_mode))
+    osp = tuple(_pool_np.pool_out_size(s, k, t, p, d, ceil_mode)
                 for s, k, t, p, d in zip(spatial, ks, st, pad, dil))
     _out_check(func, x, osp, ks, pad, dil)
     out, idx = _pool_np.max_pool3d(operand(), C.pad3(ks, n, 1), C.pad3(st, n, 1), C.pad3(pad, n, 0),
-                                   C.pad3(dil, n, 1), bool(ceil_mode), bool(return_indices))
+                                   C.pad3(dil, n, 1), ceil_mode, return_indices)
     res = _unpad(out, n, unbatched)
     res = C.finish(res, x.dtype)
     if return_indices:
@@ -75,16 +78,18 @@ def _unpad(a, n, unbatched):
 def _avg_pool(n, func, x, kernel_size, stride, padding, ceil_mode, count_include_pad,
               divisor_override):
     spatial, unbatched, operand = _input(n, func, x)
+    ceil_mode = check_bool(ceil_mode, func, "ceil_mode")
+    count_include_pad = check_bool(count_include_pad, func, "count_include_pad")
     ks, st, pad, _ = _window_params(n, func, kernel_size, stride, padding, 1)
     if divisor_override is not None:
         divisor_override = C._int(divisor_override, func, "divisor_override")
         if divisor_override == 0:
             raise ValueError(f"{func}: 'divisor_override' must be non-zero")
-    osp = tuple(_pool_np.pool_out_size(s, k, t, p, 1, bool(ceil_mode))
+    osp = tuple(_pool_np.pool_out_size(s, k, t, p, 1, ceil_mode)
                 for s, k, t, p in zip(spatial, ks, st, pad))
     _out_check(func, x, osp, ks, pad, (1,) * n)
     out = _pool_np.avg_pool3d(operand(), C.pad3(ks, n, 1), C.pad3(st, n, 1), C.pad3(pad, n, 0),
-                              bool(ceil_mode), bool(count_include_pad), divisor_override)
+                              ceil_mode, count_include_pad, divisor_override)
     return C.finish(_unpad(out, n, unbatched), x.dtype)
 
 
@@ -101,6 +106,7 @@ def _adaptive(n, func, x, output_size, mode):
                else C._int(output_size, func, "output_size"),) * n
     if min(osz) < 1:
         raise ValueError(f"{func}: 'output_size' must be positive, got {output_size!r}")
+    check_alloc(x.shape[:-n] + osz, 8, func, f"the output of output_size={output_size!r}")
     if mode == "avg" and osz == (1,) * n:
         xn = C.to_compute(x, C.compute_dtype(x.dtype))
         return C.finish(_pool_np.global_avg_pool(xn, n), x.dtype)
@@ -163,6 +169,7 @@ def _make(kind, n):
         doc = _AAVG_DOC
     else:
         def f(x, output_size, return_indices=False):
+            check_bool(return_indices, name, "return_indices")
             return _adaptive(n, name, x, output_size, "argmax" if return_indices else "max")
         doc = _AMAX_DOC
     f.__name__ = f.__qualname__ = name
