@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dis
 import sys
+import sysconfig
 
 import numpy as np
 
@@ -36,7 +37,16 @@ UNARY = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_
 #: else returns NotImplemented, so NumPy arrays reach the ufunc protocol below)
 OPERAND_TYPES = (Array, bool, int, float, complex, np.generic)
 
-_BINARY_OP = dis.opmap["BINARY_OP"]
+#: whether temporaries may be told from named arrays by their reference count. Proven (by
+#: tests/test_reliability.py) on CPython 3.11-3.13 with the GIL: there the interpreter's
+#: stack owns a reference to every operand. CPython 3.14 pushes borrowed references
+#: (LOAD_FAST_BORROW), so a named local shows a temporary's count and would be
+#: overwritten; free-threaded builds count references differently; other interpreters
+#: have no sys.getrefcount to trust. Elsewhere every operator allocates its result.
+ELISION = (sys.implementation.name == "cpython" and (3, 11) <= sys.version_info[:2] <= (3, 13)
+           and not sysconfig.get_config_var("Py_GIL_DISABLED"))
+
+_BINARY_OP = dis.opmap.get("BINARY_OP")
 
 
 def _called_by_operator() -> bool:
@@ -301,7 +311,8 @@ def install() -> None:
     """Bind every operator, its reflected and in-place forms, and NumPy's protocols."""
     for stem, name in BINARY.items():
         func = getattr(_elementwise, name)
-        setattr(Array, f"__{stem}__", _forward_eliding(name, func))
+        setattr(Array, f"__{stem}__", _forward_eliding(name, func) if ELISION else
+                _forward(func))
         setattr(Array, f"__r{stem}__", _reflected(func))
         setattr(Array, f"__i{stem}__", _inplace(name))
     for stem, name in COMPARISONS.items():
