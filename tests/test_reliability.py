@@ -168,7 +168,7 @@ def _np_dtype(name):
 
 def _layouts(v):
     """(name, flexarray array, NumPy reference) in every layout."""
-    base = xp.asarray(v.copy())
+    base = xp.asarray(v, copy=True)  # owned by flexarray (an import would be pinned)
     out = [("contiguous", base, v), ("reversed", xp.flip(base, axis=0), v[::-1]),
            ("strided", base[::2, 1::2], v[::2, 1::2]),
            ("transposed", xp.permute_dims(base, (1, 0)), v.T),
@@ -247,3 +247,36 @@ def test_deepcopy_of_containers_copies_the_arrays():
     c["a"][0] = 9.0
     assert float(nested["a"][0]) == 1.0
     np.testing.assert_array_equal(np.asarray(c["b"][0]), [1.0, 1.0])
+
+
+# --- bounds-checked kernels (the short version; tests/run_boundscheck runs them all) ---------
+
+BOUNDSCHECK_SUBSET = ["tests/test_kernels_copy.py",
+                      "tests/test_nn_pool.py::test_max_pool_random[0-2]",
+                      "tests/test_nn_pool.py::test_avg_pool_random[0-2]"]
+
+
+def test_kernels_pass_with_bounds_checking():
+    """A few kernel tests with NUMBA_BOUNDSCHECK=1 (a fresh process; its own cache
+    directory, shared with tests/run_boundscheck: ~25 s cold, ~5 s warm). The process first
+    shows that an out-of-bounds read raises there, so the run cannot pass unchecked."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(xp.__file__)))
+    code = f"""
+import sys, numba, numpy as np, pytest
+@numba.njit
+def read(a, i):
+    return a[i]
+try:
+    read(np.zeros(3), 5)
+except IndexError:
+    pass
+else:
+    sys.exit("bounds checking is off")
+sys.exit(pytest.main(["-q", "-p", "no:xdist", "-p", "no:cacheprovider", *{BOUNDSCHECK_SUBSET!r}]))
+"""
+    cache = os.path.join(os.environ.get("TMPDIR", "/tmp"), "flexarray-numba-boundscheck")
+    env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=cache, PYTHONPATH=root)
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=root,
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    assert " passed" in out.stdout and "failed" not in out.stdout
