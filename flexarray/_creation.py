@@ -177,11 +177,14 @@ def from_dlpack(x, /, *, device=None, copy=None):
     if isinstance(x, Array):
         return copy_of(x) if copy else x
     try:
-        nd = np.from_dlpack(x, copy=copy)
-    except TypeError:
-        nd = np.from_dlpack(x)
-        if copy:
-            nd = nd.copy()
+        try:
+            nd = np.from_dlpack(x, copy=copy)
+        except TypeError:
+            nd = np.from_dlpack(x)
+            if copy:
+                nd = nd.copy()
+    except BufferError as e:  # the exporter's refusal, with the call named
+        raise BufferError(f"from_dlpack: {e}") from None
     _np_result(nd, "from_dlpack")
     return wrap(nd) if copy else wrap_foreign(nd)
 

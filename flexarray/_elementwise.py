@@ -8,6 +8,7 @@ from the standard's special cases, a small NumPy-level fix in :mod:`._special` i
 from __future__ import annotations
 
 import builtins
+import math
 import sys
 
 import numpy as np
@@ -389,6 +390,11 @@ def clip(x, /, min=None, max=None):
                 else:
                     info = np.iinfo(x._dtype)
                     b = builtins.min(builtins.max(int(bound), info.min), info.max)
+            elif type(bound) is int:  # (ml_dtypes takes no Python int; beyond float64: inf)
+                try:
+                    b = float(bound)
+                except OverflowError:
+                    b = math.inf if bound > 0 else -math.inf
             else:
                 b = bound
         else:

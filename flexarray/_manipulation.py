@@ -137,6 +137,7 @@ def broadcast_to(x, /, shape):
         raise ValueError(f"broadcast_to: cannot broadcast an array of shape {x.shape} to "
                          f"{shape}; each axis of x must be 1 or equal the target size "
                          f"(aligned from the right)")
+    check_alloc(shape, x._arr.itemsize, "broadcast_to", "the view")
     if shape == x.shape:
         return view_of(x, x._arr[...])
     return view_of(x, np.broadcast_to(x._arr, shape), overlapping=True)

@@ -283,6 +283,10 @@ def array_function(self, func, types, args, kwargs):
     other function, and every call with arguments flexarray does not take, runs NumPy's
     implementation on the arrays' memory and returns flexarray arrays (flexarray in,
     flexarray out; ``docs/numpy-interop.md`` lists both)."""
+    if not isinstance(args, tuple) or not isinstance(kwargs, dict):
+        raise TypeError(f"__array_function__: 'args' must be a tuple and 'kwargs' a dict (as "
+                        f"NumPy passes them), got {type(args).__name__} and "
+                        f"{type(kwargs).__name__}")
     impl = FUNCTIONS.get(func)
     if impl is not None:
         try:

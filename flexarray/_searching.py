@@ -237,6 +237,9 @@ def where(condition, x1=_NOT_GIVEN, x2=_NOT_GIVEN, /):
     """
     check_array(condition, "where", "condition")
     if x1 is _NOT_GIVEN and x2 is _NOT_GIVEN:
+        if condition.ndim == 0:
+            raise ValueError("where: 'condition' alone (nonzero(condition)) must have at least "
+                             "one dimension, got a 0-d array")
         return nonzero(condition)
     if x1 is _NOT_GIVEN or x2 is _NOT_GIVEN:
         raise TypeError("where: pass both 'x1' and 'x2', or neither (nonzero(condition))")

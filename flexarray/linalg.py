@@ -233,15 +233,20 @@ def _rtol(func, rtol, dt, batch):
             raise TypeError(f"{func}: 'rtol' must be a real floating-point array or a "
                             f"Python float, got an array of {rtol._dtype}")
         try:
-            np.broadcast_shapes(rtol.shape, batch)
+            fits = np.broadcast_shapes(rtol.shape, batch) == tuple(batch)
         except ValueError:
+            fits = False
+        if not fits:
             raise ValueError(f"{func}: 'rtol' of shape {rtol.shape} does not broadcast "
-                             f"against the batch shape {batch}") from None
+                             f"to the batch shape {batch}") from None
         return rtol._arr
     if isinstance(rtol, builtins.bool) or not isinstance(rtol, (int, float)):
         raise TypeError(f"{func}: 'rtol' must be None, a Python float or a real "
                         f"floating-point array, got {type(rtol).__name__}")
-    return rtol
+    try:
+        return float(rtol)  # (a Python int beyond int64 would make NumPy objects)
+    except OverflowError:
+        raise ValueError(f"{func}: 'rtol'={rtol} is beyond the float64 range") from None
 
 
 def _default_rtol(a, dt):

@@ -23,7 +23,6 @@ import inspect
 import math
 import os
 import signal
-import sys
 import zlib
 
 import numpy as np
@@ -487,6 +486,13 @@ def test_diff_huge_n_returns_at_once():
     ("tile", lambda: xp.tile(xp.arange(4), (2**61,))),
     ("fftfreq", lambda: xp.fft.fftfreq(2**62)), ("fft", lambda: xp.fft.fft(xp.ones(4), n=2**62)),
     ("adaptive_avg_pool1d", lambda: xp.nn.adaptive_avg_pool1d(xp.ones((1, 1, 4)), 2**62)),
+    ("max_pool1d", lambda: xp.nn.max_pool1d(xp.ones((2, 3)), 2**62, ceil_mode=True)),
+    ("conv_transpose2d", lambda: xp.nn.conv_transpose2d(xp.ones((2, 2, 2, 2)),
+                                                        xp.ones((2, 2, 2, 2)),
+                                                        dilation=(2**62, 2))),
+    ("conv2d", lambda: xp.nn.conv2d(xp.ones((1, 1, 3, 3)), xp.ones((1, 1, 2, 2)),
+                                    padding=2**61)),
+    ("broadcast_to", lambda: xp.broadcast_to(xp.asarray(1.0), (2**62,))),
 ])
 def test_impossible_sizes_raise_memory_error_naming_the_function(name, call):
     with pytest.raises(MemoryError) as e:
@@ -591,6 +597,17 @@ def test_huge_python_ints_beside_floating_arrays():
     (lambda: xp.arange(0, math.inf), ValueError, ["arange", "stop"]),
     (lambda: xp.ones(2).__array_ufunc__(np.float64(1), "abc"), TypeError, ["ufunc"]),
     (lambda: xp.round(xp.ones(2), decimals=np.zeros(2)), TypeError, ["round", "decimals"]),
+    (lambda: xp.where(xp.asarray(True)), ValueError, ["where", "condition"]),
+    (lambda: xp.cumulative_sum(xp.asarray(1.0), axis=np.zeros(2)), TypeError,
+     ["cumulative_sum", "axis"]),
+    (lambda: xp.from_dlpack(np.array(["2020-01-01"], "datetime64[D]")), BufferError,
+     ["from_dlpack"]),
+    (lambda: xp.ones(2).__array_function__(np.sum, (), (), set()), TypeError, ["kwargs"]),
+    (lambda: xp.nn.scaled_dot_product_attention(xp.ones((2, 3)), xp.ones((2, 3)),
+                                                xp.ones((2, 3)), enable_gqa=np.zeros(2)),
+     TypeError, ["enable_gqa"]),
+    (lambda: xp.linalg.pinv(xp.ones((1, 2, 3)), rtol=xp.ones((2, 1))), ValueError,
+     ["pinv", "rtol"]),
 ])
 def test_bad_input_messages_name_the_call(call, exc, words):
     """Bad input that reached NumPy's internals ('operands could not be broadcast', 'The
@@ -600,3 +617,12 @@ def test_bad_input_messages_name_the_call(call, exc, words):
         call()
     for w in words:
         assert w in str(e.value), (w, str(e.value))
+
+
+def test_huge_python_ints_as_bounds_and_tolerances():
+    b = xp.astype(xp.asarray([1.0, -2.0]), xp.bfloat16)
+    np.testing.assert_array_equal(np.asarray(xp.clip(b, -2**70)).astype(np.float32), [1, -2])
+    np.testing.assert_array_equal(np.asarray(xp.clip(xp.ones(2), 2**1100)), [np.inf] * 2)
+    v = np.array([[3.0, 0.0, 0.0], [0.0, 1e-9, 0.0]])
+    assert int(xp.linalg.matrix_rank(xp.asarray(v), rtol=2**70)) == 0
+    assert int(xp.linalg.matrix_rank(xp.asarray(v), rtol=-2**70)) == 2

@@ -104,7 +104,7 @@ def test_named_arrays_are_never_overwritten(elisions):
     same(w, va * vb), same(r, va * vb + vb)
     rs = [v + b for v in (a * b,)]
     same(rs[0], va * vb + vb)
-    f = (lambda x, y=a * b: y + x)
+    f = (lambda x, y=a * b: y + x)  # noqa: E731 (a default argument holds it)
     same(f(b), va * vb + vb), same(f.__defaults__[0], va * vb)
     v = a[:]                # a view names the same memory
     r = (a * 1.0)[:] + b    # a temporary view: its buffer is the temporary's

@@ -45,11 +45,15 @@ def _window_params(n, func, kernel_size, stride, padding, dilation):
     return ks, st, pad, dil
 
 
-def _out_check(func, x, osp, ks, pad, dil):
+def _out_check(func, x, osp, ks, pad, dil, st):
     if any(o < 1 for o in osp):
         raise ValueError(f"{func}: the pooling window (kernel_size {ks}, dilation {dil}) is "
                          f"larger than the padded input (shape {x.shape}, padding {pad}): "
                          f"output size would be {osp}")
+    # the extent the windows cover (the padded input the kernels read)
+    extent = tuple((o - 1) * s + d * (k - 1) + 1 for o, s, d, k in zip(osp, st, dil, ks))
+    check_alloc(x.shape[:-len(osp)] + extent, 8, func,
+                f"the input padded for kernel_size {ks}, stride {st}, dilation {dil}")
 
 
 def _max_pool(n, func, x, kernel_size, stride, padding, dilation, ceil_mode,
@@ -60,7 +64,7 @@ def _max_pool(n, func, x, kernel_size, stride, padding, dilation, ceil_mode,
     ks, st, pad, dil = _window_params(n, func, kernel_size, stride, padding, dilation)
     osp = tuple(_pool_np.pool_out_size(s, k, t, p, d, ceil_mode)
                 for s, k, t, p, d in zip(spatial, ks, st, pad, dil))
-    _out_check(func, x, osp, ks, pad, dil)
+    _out_check(func, x, osp, ks, pad, dil, st)
     out, idx = _pool_np.max_pool3d(operand(), C.pad3(ks, n, 1), C.pad3(st, n, 1), C.pad3(pad, n, 0),
                                    C.pad3(dil, n, 1), ceil_mode, return_indices)
     res = _unpad(out, n, unbatched)
@@ -87,7 +91,7 @@ def _avg_pool(n, func, x, kernel_size, stride, padding, ceil_mode, count_include
             raise ValueError(f"{func}: 'divisor_override' must be non-zero")
     osp = tuple(_pool_np.pool_out_size(s, k, t, p, 1, ceil_mode)
                 for s, k, t, p in zip(spatial, ks, st, pad))
-    _out_check(func, x, osp, ks, pad, (1,) * n)
+    _out_check(func, x, osp, ks, pad, (1,) * n, st)
     out = _pool_np.avg_pool3d(operand(), C.pad3(ks, n, 1), C.pad3(st, n, 1), C.pad3(pad, n, 0),
                               ceil_mode, count_include_pad, divisor_override)
     return C.finish(_unpad(out, n, unbatched), x.dtype)
