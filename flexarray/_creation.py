@@ -257,6 +257,8 @@ def _fill_dtype(fill_value, dtype, func):
         if not info.min <= fill_value <= info.max:
             raise OverflowError(f"{func}: fill_value={fill_value} is out of range for {dtype} "
                                 f"[{info.min}, {info.max}]")
+    elif type(fill_value) is int and _dt.KIND[dtype] in "fc":
+        fill_value = _dt.scalar_operand(func, fill_value, dtype)  # (ml_dtypes: no Python int)
     return fill_value, dtype
 
 
@@ -302,7 +304,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     stop = _real_scalar(stop, "arange", "stop")
     step = _real_scalar(step, "arange", "step")
     for name, v in (("start", start), ("stop", stop), ("step", step)):
-        if not math.isfinite(v):
+        if type(v) is float and not math.isfinite(v):
             raise ValueError(f"arange: '{name}' must be finite, got {v}")
     if step == 0:
         raise ValueError("arange: 'step' must not be 0")
@@ -311,17 +313,24 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
                  else _dt.default_float)
     if _dt.KIND[dtype] not in "iuf":
         raise TypeError(f"arange: 'dtype' must be a real numeric dtype, got {dtype}")
-    n = builtins.max(math.ceil((stop - start) / step), 0)
-    if _dt.KIND[dtype] in "iu" and all(type(v) is int for v in (start, stop, step)):
-        n = builtins.max(-((start - stop) // step), 0)
+    if all(type(v) is int for v in (start, stop, step)):
+        n = builtins.max(-((start - stop) // step), 0)  # exact, whatever the magnitudes
+    else:
+        try:
+            n = builtins.max(math.ceil((stop - start) / step), 0)
+        except OverflowError:
+            raise OverflowError(f"arange: start={start}, stop={stop}, step={step} are beyond "
+                                f"the float64 range") from None
     check_alloc((n,), dtype.itemsize, "arange", f"the range from {start} to {stop} by {step}")
     if _dt.KIND[dtype] in "iu":
         info = np.iinfo(dtype)
         last = start + (n - 1) * step if n else start
         if n and not (info.min <= start <= info.max and info.min <= last <= info.max):
             raise OverflowError(f"arange: values from {start} to {last} do not fit in {dtype}")
+        if n <= 1:  # (a step beyond the dtype is fine when only start is taken)
+            return wrap(np.full(n, start, dtype))
         return wrap(np.arange(n, dtype=np.int64).astype(dtype) * dtype.type(step)
-                    + dtype.type(start) if n else np.empty(0, dtype))
+                    + dtype.type(start))
     return wrap((start + np.arange(n, dtype=np.float64) * step).astype(dtype))
 
 

@@ -95,6 +95,16 @@ def _out(r, dt):
     return wrap(cast_result(r, dt))
 
 
+def _no_inf(a):
+    """``a`` with infinities as NaN, for LAPACK's SVD with singular vectors (gesdd): an
+    infinite element makes it loop forever (NumPy's own ``svd`` and ``pinv`` hang), a NaN
+    gives NaN results or LinAlgError, as an undefined decomposition should."""
+    inf = np.isinf(a)
+    if not inf.any():
+        return a
+    return np.where(inf, np.nan, a).astype(a.dtype, copy=False)
+
+
 def _lapack(func, f, *args, **kwargs):
     """Call NumPy's LAPACK wrapper ``f``; its LinAlgError names our function."""
     try:
@@ -179,7 +189,7 @@ def svd(x, /, *, full_matrices=True):
     """``(U, S, Vh)`` of each matrix with ``x = U diag(S) Vh``; S real, descending."""
     dt = _matrices("svd", x)
     check_bool(full_matrices, "svd", "full_matrices")
-    u, s, vh = _lapack("svd", np.linalg.svd, as_compute(x._arr, dt),
+    u, s, vh = _lapack("svd", np.linalg.svd, _no_inf(as_compute(x._arr, dt)),
                        full_matrices=full_matrices)
     return SVDResult(_out(u, dt), _out(s, _real(dt)), _out(vh, dt))
 
@@ -263,7 +273,7 @@ def pinv(x, /, *, rtol=None):
     a = as_compute(x._arr, dt)
     if r is None:
         r = _default_rtol(a, dt)
-    return _out(_lapack("pinv", np.linalg.pinv, a, rtol=r), dt)
+    return _out(_lapack("pinv", np.linalg.pinv, _no_inf(a), rtol=r), dt)
 
 
 def matrix_rank(x, /, *, rtol=None):

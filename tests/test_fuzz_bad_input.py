@@ -626,3 +626,34 @@ def test_huge_python_ints_as_bounds_and_tolerances():
     v = np.array([[3.0, 0.0, 0.0], [0.0, 1e-9, 0.0]])
     assert int(xp.linalg.matrix_rank(xp.asarray(v), rtol=2**70)) == 0
     assert int(xp.linalg.matrix_rank(xp.asarray(v), rtol=-2**70)) == 2
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64])
+def test_svd_and_pinv_of_infinite_matrices_return(dtype):
+    """LAPACK's gesdd loops forever on an infinite element (NumPy's svd and pinv hang);
+    flexarray's answer at once: LinAlgError or NaN, as for NaN input."""
+    v = np.array([[-np.inf, -4.6, 0.05], [7.1, -7.1, 1.9], [5.5, -1.2, -3.5]], dtype)
+    x = xp.asarray(v)
+    for f in (xp.linalg.svd, xp.linalg.pinv, xp.linalg.svdvals, xp.linalg.matrix_rank):
+        try:
+            r = _call(f, (x,), {})
+        except xp.linalg.LinAlgError as e:
+            assert f.__name__ in str(e)
+        else:
+            if f is not xp.linalg.matrix_rank:
+                first = r[0] if isinstance(r, tuple) else r
+                assert np.isnan(np.asarray(first)).any()
+    ok = v.copy()
+    ok[0, 0] = 1.0  # finite matrices are untouched
+    np.testing.assert_allclose(np.asarray(xp.linalg.pinv(xp.asarray(ok))),
+                               np.linalg.pinv(ok), rtol=1e-4, atol=1e-5)
+
+
+def test_arange_and_full_with_huge_python_ints():
+    np.testing.assert_array_equal(np.asarray(xp.arange(0, 2, 2**63)), [0])
+    np.testing.assert_array_equal(np.asarray(xp.arange(3, -1, -(2**70))), [3])
+    np.testing.assert_array_equal(np.asarray(xp.arange(10, 0, -3)), np.arange(10, 0, -3))
+    r = xp.full((2,), 2**70, dtype=xp.bfloat16)
+    assert r.dtype == xp.bfloat16 and float(r[0]) == float(np.float32(2.0**70))
+    with pytest.raises(OverflowError, match="full"):
+        xp.full((1,), 2**1100, dtype=xp.float32)
