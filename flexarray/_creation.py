@@ -103,6 +103,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         if copy is False:
             raise ValueError(f"asarray: converting {obj._dtype} to {dtype} needs a copy, but "
                              f"copy=False")
+        _dt.check_complex_cast(obj._dtype, dtype, "asarray")
         return wrap(obj._arr.astype(dtype))
     if isinstance(obj, np.ndarray) or (hasattr(obj, "__array__") and
                                        not isinstance(obj, (list, tuple))):
@@ -112,6 +113,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
             if copy is False:
                 raise ValueError(f"asarray: converting {nd.dtype} to {dtype} needs a copy, "
                                  f"but copy=False")
+            _dt.check_complex_cast(nd.dtype, dtype, "asarray")
             return wrap(nd.astype(dtype))
         return wrap(nd.copy()) if copy else wrap_foreign(nd)
     if hasattr(obj, "__dlpack__"):

@@ -39,9 +39,7 @@ def astype(x, dtype, /, *, copy=True, device=None):
         raise TypeError(f"astype: 'copy' must be a bool, got {copy!r}")
     if dtype is x._dtype:
         return copy_of(x) if copy else x
-    if _dt.KIND[x._dtype] == "c" and _dt.KIND[dtype] != "c":
-        raise TypeError(f"astype: casting complex {x._dtype} to {dtype} would drop the "
-                        f"imaginary part; cast real(x) or imag(x) instead")
+    _dt.check_complex_cast(x._dtype, dtype, "astype")
     with np.errstate(all="ignore"):
         return wrap(x._arr.astype(dtype))
 

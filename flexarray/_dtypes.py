@@ -334,6 +334,14 @@ def scalar_operand(name, value, dt):
     return np.asarray(value, dtype=dt)[()]
 
 
+def check_complex_cast(src, dst, func):
+    """TypeError when casting ``src`` (a NumPy dtype) to flexarray dtype ``dst`` would drop
+    imaginary parts (NumPy only warns)."""
+    if src.kind == "c" and KIND[dst] != "c":
+        raise TypeError(f"{func}: casting complex {src} to {dst} would drop the imaginary "
+                        f"part; cast real(x) or imag(x) instead")
+
+
 # --- casting rules (can_cast) ----------------------------------------------------------------
 
 def can_cast(from_, to) -> builtins.bool:

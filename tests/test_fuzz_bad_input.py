@@ -657,3 +657,13 @@ def test_arange_and_full_with_huge_python_ints():
     assert r.dtype == xp.bfloat16 and float(r[0]) == float(np.float32(2.0**70))
     with pytest.raises(OverflowError, match="full"):
         xp.full((1,), 2**1100, dtype=xp.float32)
+
+
+@pytest.mark.parametrize("src", [lambda: np.array([1 + 2j]), lambda: xp.asarray([1 + 2j])])
+def test_asarray_refuses_to_drop_imaginary_parts(src):
+    """asarray(complex, dtype=real) dropped the imaginary part with only NumPy's
+    ComplexWarning; it raises as astype does."""
+    with pytest.raises(TypeError, match="asarray: casting complex"):
+        xp.asarray(src(), dtype=xp.float64)
+    np.testing.assert_array_equal(np.asarray(xp.asarray(src(), dtype=xp.complex64)),
+                                  np.array([1 + 2j], np.complex64))
