@@ -120,7 +120,11 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         return from_dlpack(obj, copy=copy) if dtype is None else asarray(
             from_dlpack(obj, copy=copy), dtype=dtype, copy=copy)
     if isinstance(obj, (bytes, bytearray, memoryview)):
-        nd = np.frombuffer(obj, dtype=np.uint8 if dtype is None else dtype)
+        try:
+            nd = np.frombuffer(obj, dtype=np.uint8 if dtype is None else dtype)
+        except ValueError as e:
+            raise ValueError(f"asarray: a buffer of {memoryview(obj).nbytes} bytes as {dtype}: "
+                             f"{e}") from None
         return wrap(nd.copy()) if copy else wrap_foreign(nd)
     if copy is False:
         raise ValueError("asarray: copy=False needs an object whose memory can be shared "
@@ -329,8 +333,8 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
         last = start + (n - 1) * step if n else start
         if n and not (info.min <= start <= info.max and info.min <= last <= info.max):
             raise OverflowError(f"arange: values from {start} to {last} do not fit in {dtype}")
-        if n <= 1:  # (a step beyond the dtype is fine when only start is taken)
-            return wrap(np.full(n, start, dtype))
+        if n <= 1:  # (start, stop or step may be beyond the dtype then)
+            return wrap(np.full(n, start, dtype) if n else np.empty(0, dtype))
         return wrap(np.arange(n, dtype=np.int64).astype(dtype) * dtype.type(step)
                     + dtype.type(start))
     return wrap((start + np.arange(n, dtype=np.float64) * step).astype(dtype))

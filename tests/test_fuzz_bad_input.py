@@ -667,3 +667,10 @@ def test_asarray_refuses_to_drop_imaginary_parts(src):
         xp.asarray(src(), dtype=xp.float64)
     np.testing.assert_array_equal(np.asarray(xp.asarray(src(), dtype=xp.complex64)),
                                   np.array([1 + 2j], np.complex64))
+
+
+def test_arange_empty_beyond_int64_and_odd_buffers():
+    assert xp.arange(2**63, 4, dtype=xp.int16).shape == (0,)
+    assert xp.arange(2**64, 1).shape == (0,)
+    with pytest.raises(ValueError, match="asarray: a buffer of 1 bytes"):
+        xp.asarray(b"\x00", dtype=xp.uint32)
