@@ -372,6 +372,8 @@ def roll(x, /, shift, *, axis=None):
     else:
         shifts = shifts * len(axes)
     shifts = tuple(s % x.shape[a] if x.shape[a] else 0 for s, a in zip(shifts, axes))
+    if not axes:  # axis=(): nothing rolls (NumPy fails to unpack the empty tuple)
+        return wrap(np.array(x._arr, copy=True))
     return wrap(owned(np.roll(x._arr, shifts, axis=axes), x._arr))
 
 

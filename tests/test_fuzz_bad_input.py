@@ -674,3 +674,12 @@ def test_arange_empty_beyond_int64_and_odd_buffers():
     assert xp.arange(2**64, 1).shape == (0,)
     with pytest.raises(ValueError, match="asarray: a buffer of 1 bytes"):
         xp.asarray(b"\x00", dtype=xp.uint32)
+
+
+def test_roll_over_no_axes_is_a_copy():
+    v = np.arange(6).reshape(2, 3)
+    for x in (xp.asarray(v), xp.asarray(3)):
+        r = xp.roll(x, 5, axis=())
+        np.testing.assert_array_equal(np.asarray(r), np.asarray(x))
+    r[...] = -1
+    assert int(x) == 3
