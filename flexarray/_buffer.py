@@ -40,12 +40,13 @@ __all__ = ["Buffer", "Storage", "lazy_copy", "track", "unshare", "is_private"]
 class Storage:
     """A block of memory shared by an owner Buffer and its lazy copies."""
 
-    __slots__ = ("root", "owner", "copies")
+    __slots__ = ("root", "owner", "copies", "prune_at")
 
     def __init__(self, root: np.ndarray, owner):
         self.root = root                  # C- or F-contiguous: every view lies inside it
         self.owner = owner                # weak reference to the owner Buffer, or None
         self.copies = []                  # weak references to the lazy-copy Buffers
+        self.prune_at = 64                # len(copies) at which dead references are dropped
 
 
 class Buffer:
@@ -92,7 +93,13 @@ def lazy_copy(buf: Buffer, nd: np.ndarray):
                 return None
             st = buf.storage = Storage(root, weakref.ref(buf))
         copy = Buffer(st, [])
-        st.copies.append(weakref.ref(copy))
+        copies = st.copies
+        copies.append(weakref.ref(copy))
+        if len(copies) >= st.prune_at:
+            # copies that died unwritten leave dead references: drop them now and then
+            # (the bar doubles with the live count: amortized O(1) per copy)
+            copies[:] = [r for r in copies if r() is not None]
+            st.prune_at = max(64, 2 * len(copies))
         return copy
 
 

@@ -12,6 +12,7 @@ from . import _dtypes as _dt
 from . import _memory
 from ._array import Array, copy_of, wrap, wrap_foreign
 from ._device import check_device
+from ._helpers import as_count, check_alloc, check_choice, check_copy, check_int, names_its_errors
 
 __all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full",
            "full_like", "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros",
@@ -98,14 +99,14 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
     """
     dtype = _check_dtype(dtype, "asarray")
     check_device(device, "asarray")
-    if copy not in (None, True, False):
-        raise ValueError(f"asarray: 'copy' must be True, False or None, got {copy!r}")
+    check_copy(copy, "asarray")
     if isinstance(obj, Array):
         if dtype is None or dtype is obj._dtype:
             return copy_of(obj) if copy else obj
         if copy is False:
             raise ValueError(f"asarray: converting {obj._dtype} to {dtype} needs a copy, but "
                              f"copy=False")
+        _dt.check_complex_cast(obj._dtype, dtype, "asarray")
         return wrap(obj._arr.astype(dtype))
     if isinstance(obj, np.ndarray) or (hasattr(obj, "__array__") and
                                        not isinstance(obj, (list, tuple))):
@@ -115,13 +116,18 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
             if copy is False:
                 raise ValueError(f"asarray: converting {nd.dtype} to {dtype} needs a copy, "
                                  f"but copy=False")
+            _dt.check_complex_cast(nd.dtype, dtype, "asarray")
             return wrap(nd.astype(dtype))
         return wrap(nd.copy()) if copy else wrap_foreign(nd)
     if hasattr(obj, "__dlpack__"):
         return from_dlpack(obj, copy=copy) if dtype is None else asarray(
             from_dlpack(obj, copy=copy), dtype=dtype, copy=copy)
     if isinstance(obj, (bytes, bytearray, memoryview)):
-        nd = np.frombuffer(obj, dtype=np.uint8 if dtype is None else dtype)
+        try:
+            nd = np.frombuffer(obj, dtype=np.uint8 if dtype is None else dtype)
+        except ValueError as e:
+            raise ValueError(f"asarray: a buffer of {memoryview(obj).nbytes} bytes as {dtype}: "
+                             f"{e}") from None
         return wrap(nd.copy()) if copy else wrap_foreign(nd)
     if copy is False:
         raise ValueError("asarray: copy=False needs an object whose memory can be shared "
@@ -173,6 +179,7 @@ def _check_int_range(obj, dtype):
 
 def from_dlpack(x, /, *, device=None, copy=None):
     """An array from any object with ``__dlpack__``, sharing its memory unless copy=True."""
+    check_copy(copy, "from_dlpack")
     check_device(device, "from_dlpack")
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"from_dlpack: 'x' must support the DLPack protocol (__dlpack__), got "
@@ -180,11 +187,14 @@ def from_dlpack(x, /, *, device=None, copy=None):
     if isinstance(x, Array):
         return copy_of(x) if copy else x
     try:
-        nd = np.from_dlpack(x, copy=copy)
-    except TypeError:
-        nd = np.from_dlpack(x)
-        if copy:
-            nd = nd.copy()
+        try:
+            nd = np.from_dlpack(x, copy=copy)
+        except TypeError:
+            nd = np.from_dlpack(x)
+            if copy:
+                nd = nd.copy()
+    except BufferError as e:  # the exporter's refusal, with the call named
+        raise BufferError(f"from_dlpack: {e}") from None
     _np_result(nd, "from_dlpack")
     return wrap(nd) if copy else wrap_foreign(nd)
 
@@ -200,6 +210,7 @@ def _filled(func, shape, dtype, device, fill, like=None):
     else:
         shape = _shape(shape, func)
     dtype = _dt.default_float if dtype is None else dtype
+    check_alloc(shape, dtype.itemsize, func, f"an array of dtype {dtype}")
     if fill is None:
         return wrap(_memory.empty(shape, dtype))
     if type(fill) is int and fill == 0:  # calloc: the system hands out zeroed pages lazily
@@ -263,6 +274,8 @@ def _fill_dtype(fill_value, dtype, func):
         if not info.min <= fill_value <= info.max:
             raise OverflowError(f"{func}: fill_value={fill_value} is out of range for {dtype} "
                                 f"[{info.min}, {info.max}]")
+    elif type(fill_value) is int and _dt.KIND[dtype] in "fc":
+        fill_value = _dt.scalar_operand(func, fill_value, dtype)  # (ml_dtypes: no Python int)
     return fill_value, dtype
 
 
@@ -309,6 +322,9 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
         start, stop = 0, start
     stop = _real_scalar(stop, "arange", "stop")
     step = _real_scalar(step, "arange", "step")
+    for name, v in (("start", start), ("stop", stop), ("step", step)):
+        if type(v) is float and not math.isfinite(v):
+            raise ValueError(f"arange: '{name}' must be finite, got {v}")
     if step == 0:
         raise ValueError("arange: 'step' must not be 0")
     if dtype is None:
@@ -316,16 +332,24 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
                  else _dt.default_float)
     if _dt.KIND[dtype] not in "iufc":
         raise TypeError(f"arange: 'dtype' must be a numeric dtype, got {dtype}")
-    n = builtins.max(math.ceil((stop - start) / step), 0)
-    if _dt.KIND[dtype] in "iu" and all(type(v) is int for v in (start, stop, step)):
-        n = builtins.max(-((start - stop) // step), 0)
+    if all(type(v) is int for v in (start, stop, step)):
+        n = builtins.max(-((start - stop) // step), 0)  # exact, whatever the magnitudes
+    else:
+        try:
+            n = builtins.max(math.ceil((stop - start) / step), 0)
+        except OverflowError:
+            raise OverflowError(f"arange: start={start}, stop={stop}, step={step} are beyond "
+                                f"the float64 range") from None
+    check_alloc((n,), dtype.itemsize, "arange", f"the range from {start} to {stop} by {step}")
     if _dt.KIND[dtype] in "iu":
         info = np.iinfo(dtype)
         last = start + (n - 1) * step if n else start
         if n and not (info.min <= start <= info.max and info.min <= last <= info.max):
             raise OverflowError(f"arange: values from {start} to {last} do not fit in {dtype}")
+        if n <= 1:  # (start, stop or step may be beyond the dtype then)
+            return wrap(np.full(n, start, dtype) if n else np.empty(0, dtype))
         return wrap(np.arange(n, dtype=np.int64).astype(dtype) * dtype.type(step)
-                    + dtype.type(start) if n else np.empty(0, dtype))
+                    + dtype.type(start))
     return wrap((start + np.arange(n, dtype=np.float64) * step).astype(dtype))
 
 
@@ -335,12 +359,15 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     check_device(device, "linspace")
     start = _number(start, "linspace", "start", (int, float, complex))
     stop = _number(stop, "linspace", "stop", (int, float, complex))
-    try:
-        num = operator.index(num) if not isinstance(num, builtins.bool) else None
-    except TypeError:
-        num = None
-    if num is None or num < 0:
-        raise ValueError(f"linspace: 'num' must be a non-negative int, got {num!r}")
+    num = check_int(num, "linspace", "num")
+    if num < 0:
+        raise ValueError(f"linspace: 'num' must be a non-negative int, got {num}")
+    check_alloc((num,), 16, "linspace", f"num={num} samples")
+    try:  # Python ints beyond int64 would make NumPy compute in object dtype
+        start, stop = (v if isinstance(v, complex) else float(v) for v in (start, stop))
+    except OverflowError:
+        raise OverflowError(f"linspace: 'start'={start} or 'stop'={stop} is beyond the "
+                            f"float64 range") from None
     if not isinstance(endpoint, builtins.bool):
         raise TypeError(f"linspace: 'endpoint' must be a bool, got {endpoint!r}")
     is_complex = isinstance(start, complex) or isinstance(stop, complex)
@@ -357,6 +384,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     return wrap(r.astype(dtype))
 
 
+@names_its_errors
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, *, device=None):
     """Extension (NumPy's ``logspace``): ``base ** linspace(start, stop, num)``."""
     dtype = _check_dtype(dtype, "logspace")
@@ -389,22 +417,18 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
     """A 2-D array with ones on the ``k``-th diagonal and zeros elsewhere."""
     dtype = _check_dtype(dtype, "eye")
     check_device(device, "eye")
-    for name, v in (("n_rows", n_rows), ("n_cols", n_cols), ("k", k)):
-        if v is None and name == "n_cols":
-            continue
-        if isinstance(v, builtins.bool) or not isinstance(v, int):
-            raise TypeError(f"eye: '{name}' must be an int, got {v!r}")
-        if name != "k" and v < 0:
-            raise ValueError(f"eye: '{name}' must be >= 0, got {v}")
+    n_rows = as_count(n_rows, "eye", "n_rows")
+    n_cols = n_rows if n_cols is None else as_count(n_cols, "eye", "n_cols")
+    k = max(-n_rows, min(n_cols, check_int(k, "eye", "k")))  # beyond the edge: no ones
     dtype = _dt.default_float if dtype is None else dtype
+    check_alloc((n_rows, n_cols), dtype.itemsize, "eye")
     return wrap(np.eye(n_rows, n_cols, k=k, dtype=dtype))
 
 
 def meshgrid(*arrays, indexing="xy"):
     """Coordinate matrices from 1-D coordinate vectors (views: broadcasts, O(1) each)."""
     from ._array import view_of
-    if indexing not in ("xy", "ij"):
-        raise ValueError(f"meshgrid: 'indexing' must be 'xy' or 'ij', got {indexing!r}")
+    check_choice(indexing, ("xy", "ij"), "meshgrid", "indexing")
     if len(arrays) == 1 and isinstance(arrays[0], (list, tuple)):
         arrays = tuple(arrays[0])
     for i, a in enumerate(arrays):
@@ -414,7 +438,7 @@ def meshgrid(*arrays, indexing="xy"):
         if a.ndim != 1:
             raise ValueError(f"meshgrid: argument {i} must be 1-D, got shape {a.shape}")
     if arrays:
-        dt = _dt.result_type(*arrays)
+        dt = _dt.result_type(*arrays, func="meshgrid")
         if any(a._dtype is not dt for a in arrays):
             raise TypeError(f"meshgrid: all arrays must have the same dtype, got "
                             f"{[str(a.dtype) for a in arrays]}")
@@ -427,8 +451,8 @@ def _tri(func, x, k, npfunc):
         raise TypeError(f"{func}: 'x' must be a flexarray array, got {type(x).__name__}")
     if x.ndim < 2:
         raise ValueError(f"{func}: 'x' must have at least 2 dimensions, got shape {x.shape}")
-    if isinstance(k, builtins.bool) or not isinstance(k, int):
-        raise TypeError(f"{func}: 'k' must be an int, got {k!r}")
+    k = check_int(k, func, "k")
+    k = max(-x.shape[-2], min(x.shape[-1], k))  # beyond the edge: all or nothing kept
     return wrap(npfunc(x._arr, k=k))
 
 

@@ -10,7 +10,13 @@ from ._device import check_device
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
 isdtype = _dt.isdtype
-result_type = _dt.result_type
+
+
+def result_type(*arrays_and_dtypes):
+    return _dt.result_type(*arrays_and_dtypes)
+
+
+result_type.__doc__ = _dt.result_type.__doc__
 
 
 def _dtype_of(x, func, name):
@@ -33,9 +39,7 @@ def astype(x, dtype, /, *, copy=True, device=None):
         raise TypeError(f"astype: 'copy' must be a bool, got {copy!r}")
     if dtype is x._dtype:
         return copy_of(x) if copy else x
-    if _dt.KIND[x._dtype] == "c" and _dt.KIND[dtype] != "c":
-        raise TypeError(f"astype: casting complex {x._dtype} to {dtype} would drop the "
-                        f"imaginary part; cast real(x) or imag(x) instead")
+    _dt.check_complex_cast(x._dtype, dtype, "astype")
     with np.errstate(all="ignore"):
         return wrap(x._arr.astype(dtype))
 

@@ -22,7 +22,7 @@ def _cpu():
 
 def check_device(device, func: str = "", name: str = "device") -> None:
     """Accept ``None``, the CPU device or the string ``'cpu'``; ValueError otherwise."""
-    if device is None or device is CPU or device == "cpu":
+    if device is None or device is CPU or (type(device) is str and device == "cpu"):
         return
     where = f"{func}: " if func else ""
     raise ValueError(f"{where}'{name}' must be None or {CPU!r} (flexarray has one device), "

@@ -247,13 +247,15 @@ for _a in ALL:
             PROMOTION[_a, _b] = _r
 
 
-def promote(a, b):
-    """The promoted dtype of two dtypes; TypeError when no dtype holds both."""
+def promote(a, b, func=""):
+    """The promoted dtype of two dtypes; TypeError (naming ``func``) when no dtype holds
+    both."""
     try:
         return PROMOTION[a, b]
     except KeyError:
-        raise TypeError(f"no type promotion between {a} and {b}: no flexarray dtype holds "
-                        f"every value of both; cast one with astype()") from None
+        where = f"{func}: " if func else ""
+        raise TypeError(f"{where}no type promotion between {a} and {b}: no flexarray dtype "
+                        f"holds every value of both; cast one with astype()") from None
 
 
 def scalar_dtype(value, other=None):
@@ -286,7 +288,7 @@ def scalar_dtype(value, other=None):
     return default_complex
 
 
-def result_type(*arrays_and_dtypes):
+def result_type(*arrays_and_dtypes, func="result_type"):
     """The dtype from applying type promotion to arrays, dtypes and Python scalars."""
     dtypes, scalars, numpy_scalars = [], [], []
     for a in arrays_and_dtypes:
@@ -314,10 +316,34 @@ def result_type(*arrays_and_dtypes):
                          "Python scalars alone have no dtype")
     r = dtypes[0]
     for d in dtypes[1:]:
-        r = promote(r, d)
+        r = promote(r, d, func)
     for s in scalars:
-        r = promote(r, scalar_dtype(s, r))
+        r = promote(r, scalar_dtype(s, r), func)
     return r
+
+
+def scalar_operand(name, value, dt):
+    """A Python scalar as a NumPy operand of dtype ``dt`` (OverflowError if it cannot be)."""
+    if KIND[dt] in "iu" and type(value) is int:
+        info = np.iinfo(dt)
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"{name}: the Python int {value} is out of range for {dt} "
+                                f"[{info.min}, {info.max}]")
+    elif type(value) is int and KIND[dt] in "fc":  # (ml_dtypes takes no Python int)
+        try:
+            value = float(value)
+        except OverflowError:
+            raise OverflowError(f"{name}: the Python int {value} is beyond the range of "
+                                f"{dt}") from None
+    return np.asarray(value, dtype=dt)[()]
+
+
+def check_complex_cast(src, dst, func):
+    """TypeError when casting ``src`` (a NumPy dtype) to flexarray dtype ``dst`` would drop
+    imaginary parts (NumPy only warns)."""
+    if src.kind == "c" and KIND[dst] != "c":
+        raise TypeError(f"{func}: casting complex {src} to {dst} would drop the imaginary "
+                        f"part; cast real(x) or imag(x) instead")
 
 
 # --- casting rules (can_cast) ----------------------------------------------------------------

@@ -19,7 +19,7 @@ from ._array import Array, Buffer, _new, copy_of, wrap
 from ._buffer import is_private
 
 # --- the table ----------------------------------------------------------------------------
-from ._helpers import python_scalar, scalar_operand
+from ._helpers import python_scalar
 from ._engines import gates
 # name: (implementation, input category, result rule, may warn)
 #   category: which (promoted) dtypes are accepted
@@ -131,14 +131,14 @@ def _operands(name, x1, x2):
             d1, d2 = x1._dtype, x2._dtype
             if d1 is d2:
                 return x1._arr, x2._arr, d1
-            return x1._arr, x2._arr, _dt.PROMOTION.get((d1, d2)) or _dt.promote(d1, d2)
+            return x1._arr, x2._arr, _dt.PROMOTION.get((d1, d2)) or _dt.promote(d1, d2, name)
         if isinstance(x2, _SCALARS):
-            dt = _dt.promote(x1._dtype, _dt.scalar_dtype(x2, x1._dtype))
-            return x1._arr, scalar_operand(name, x2, dt), dt
+            dt = _dt.promote(x1._dtype, _dt.scalar_dtype(x2, x1._dtype), name)
+            return x1._arr, _dt.scalar_operand(name, x2, dt), dt
     elif type(x2) is Array:
         if isinstance(x1, _SCALARS):
-            dt = _dt.promote(x2._dtype, _dt.scalar_dtype(x1, x2._dtype))
-            return scalar_operand(name, x1, dt), x2._arr, dt
+            dt = _dt.promote(x2._dtype, _dt.scalar_dtype(x1, x2._dtype), name)
+            return _dt.scalar_operand(name, x1, dt), x2._arr, dt
     if isinstance(x1, np.generic) or isinstance(x2, np.generic):
         # NumPy scalars combine with arrays as the Python scalars they hold
         return _operands(name, python_scalar(x1), python_scalar(x2))
@@ -148,6 +148,15 @@ def _operands(name, x1, x2):
                             f"{type(x).__name__}")
     raise TypeError(f"{name}: at least one of 'x1', 'x2' must be a flexarray array "
                     f"(got two Python scalars)")
+
+
+def _broadcast(name, *shapes):
+    """The broadcast shape of ``shapes``; ValueError naming the function otherwise."""
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ValueError(f"{name}: the shapes {' and '.join(map(str, shapes))} of 'x1' and "
+                         f"'x2' cannot be broadcast together") from None
 
 
 try:  # NumPy 2 keeps its floating-point error state in a context variable: setting it
@@ -280,14 +289,18 @@ def _make_binary(name, func, cat):
     def f(x1, x2, /):
         if type(x1) is Array and type(x2) is Array:  # the common case, ~1 us less
             a1, a2, dt = x1._arr, x2._arr, x1._dtype
-            if dt is x2._dtype and dt in fast and a1.size * a2.size < PARALLEL_MIN:
-                # one dtype NumPy computes natively, and a result too small for threads
-                # (the product of the sizes bounds the broadcast size)
+            if (dt is x2._dtype and dt in fast and a1.shape == a2.shape
+                    and a1.size < PARALLEL_MIN):
+                # one dtype NumPy computes natively, one shape, too small for threads
                 return _wrap(_quiet(func, (a1, a2)))
         a1, a2, dt = _operands(name, x1, x2)
         if dt not in allowed:
             _check_category(name, cat, dt, "x1' and 'x2")
-        return _wrap(_compute(name, func, (a1, a2), dt))
+        try:
+            return _wrap(_compute(name, func, (a1, a2), dt))
+        except ValueError:
+            _broadcast(name, np.shape(a1), np.shape(a2))  # the likely cause, named
+            raise
     fast = allowed - set(_dt.HALF)
     return f
 
@@ -308,7 +321,7 @@ def apply_elided(name, x, other):
                                                          _dt.KIND[dt] in "biu"):
         return None
     if type(other) is Array and other._arr.shape != a1.shape and \
-            np.broadcast_shapes(a1.shape, other._arr.shape) != a1.shape:
+            _broadcast(name, a1.shape, other._arr.shape) != a1.shape:
         return None
     _compute(name, func, (a1, a2), dt, out=a1)
     return x
@@ -332,7 +345,7 @@ def apply_inplace(name, x, other):
     _check_category(name, cat, dt, "x1' and 'x2")
     rdt = _dt.default_float if result == "float" and _dt.KIND[dt] in "biu" else dt
     if type(other) is Array and other._arr.shape != x._arr.shape:
-        shape = np.broadcast_shapes(x._arr.shape, other._arr.shape)
+        shape = _broadcast(name, x._arr.shape, other._arr.shape)
         if shape != x._arr.shape:
             raise ValueError(f"{name} in place: the result shape {shape} differs from x's "
                              f"shape {x._arr.shape}")
@@ -453,6 +466,11 @@ def clip(x, /, min=None, max=None):
                 else:
                     info = np.iinfo(x._dtype)
                     b = builtins.min(builtins.max(int(bound), info.min), info.max)
+            elif type(bound) is int:  # (ml_dtypes takes no Python int; beyond float64: inf)
+                try:
+                    b = float(bound)
+                except OverflowError:
+                    b = math.inf if bound > 0 else -math.inf
             else:
                 b = bound
         else:
@@ -473,14 +491,39 @@ def round(x, /, decimals=0):
     """Round to ``decimals`` decimal places, halves to even (NumPy's ``round``; the
     standard's ``round(x)`` is ``decimals=0``). Negative ``decimals`` round to tens,
     hundreds, ...; integers stay integers."""
-    if decimals == 0 and type(decimals) is int:
+    if type(decimals) is int and decimals == 0:
         return _round_half_even(x)
     if type(x) is not Array:
         raise TypeError(f"round: 'x' must be a flexarray array, got {type(x).__name__}")
     _check_category("round", "numeric", x._dtype)
     if isinstance(decimals, builtins.bool) or not isinstance(decimals, (int, np.integer)):
         raise TypeError(f"round: 'decimals' must be an int, got {decimals!r}")
-    return _wrap(_compute("round", np.round, (x._arr, int(decimals)), x._dtype))
+    decimals = int(decimals)
+    a = x._arr
+    if decimals >= _ROUND_EXACT or (decimals > 0 and _dt.KIND[x._dtype] in "biu"):
+        return wrap(a.copy())  # finer than any element's last digit: nothing to round
+    if decimals <= -_ROUND_EXACT or (_dt.KIND[x._dtype] in "iu" and decimals <= (
+            -20 if x._dtype == _dt.uint64 else -19)):
+        # coarser than any finite value (float64 < 1.8e308, int64 < 9.3e18): zeros
+        # of x's sign; inf and NaN stay (NumPy's 10**decimals overflows: NaN, garbage)
+        if _dt.KIND[x._dtype] == "c":  # (by parts: complex * real scalar makes inf*0 NaN)
+            r = np.empty(a.shape, a.dtype)
+            r.real, r.imag = _round_to_zero(a.real), _round_to_zero(a.imag)
+            return wrap(r)
+        return wrap(_round_to_zero(a).astype(a.dtype))
+    return _wrap(_compute("round", np.round, (a, decimals), x._dtype))
+
+
+def _round_to_zero(a):
+    """Real ``a`` rounded coarser than any finite value: zeros of a's sign, inf and NaN
+    kept."""
+    a = a.astype(np.float64)
+    return np.where(np.isfinite(a), np.copysign(0.0, a), a)
+
+
+#: from this many decimals (either sign) round's result is exact without computing: every
+#: float64 has fewer than 341 significant decimal places and is below 10**309
+_ROUND_EXACT = 350
 
 
 round.__module__ = __name__

@@ -46,7 +46,8 @@ from . import _statistical as _st
 from ._array import Array, view_of, wrap
 from ._data_types import astype
 from ._elementwise import conj, divide, isnan, logical_not, multiply, real, sqrt, subtract
-from ._helpers import check_array, check_bool, normalize_axes, normalize_axis
+from ._helpers import (cast_result, check_array, check_bool, names_its_errors, normalize_axes,
+                       normalize_axis)
 from ._manipulation import permute_dims, reshape
 from ._searching import argmax, argmin, where
 from ._utility import all as _all, any as _any
@@ -82,7 +83,7 @@ def _fmax_reduce(ufunc, func):
         if x._dtype in _dt.HALF:
             a = a.astype(np.float32)
         r = ufunc.reduce(a, axis=None if len(axes) == a.ndim else axes, keepdims=keepdims)
-        return wrap(_st.cast_result(r, x._dtype))
+        return wrap(cast_result(r, x._dtype))
     return reduce
 
 
@@ -123,33 +124,39 @@ def _fill_reduce(func, a, axis, keepdims, **kw):
     return r
 
 
+@names_its_errors
 def nansum(a, axis=None, dtype=None, keepdims=False):
     """Sum over ``axis`` treating NaN as zero (NumPy's ``nansum``); dtypes as ``sum``."""
     return _fill_reduce("nansum", a, axis, keepdims, dtype=dtype)
 
 
+@names_its_errors
 def nanprod(a, axis=None, dtype=None, keepdims=False):
     """Product over ``axis`` treating NaN as one (NumPy's ``nanprod``); dtypes as ``prod``."""
     return _fill_reduce("nanprod", a, axis, keepdims, dtype=dtype)
 
 
+@names_its_errors
 def nanmax(a, axis=None, keepdims=False):
     """Largest non-NaN element over ``axis``; NaN (RuntimeWarning) for all-NaN slices;
     ValueError for a reduction over no elements (NumPy's ``nanmax``)."""
     return _fill_reduce("nanmax", a, axis, keepdims)
 
 
+@names_its_errors
 def nanmin(a, axis=None, keepdims=False):
     """Smallest non-NaN element over ``axis`` (NumPy's ``nanmin``)."""
     return _fill_reduce("nanmin", a, axis, keepdims)
 
 
+@names_its_errors
 def nanargmax(a, axis=None, *, keepdims=False):
     """Index of the largest non-NaN element (flattened when ``axis`` is None); ValueError
     for an all-NaN slice (NumPy's ``nanargmax``)."""
     return _fill_reduce("nanargmax", a, axis, keepdims)
 
 
+@names_its_errors
 def nanargmin(a, axis=None, *, keepdims=False):
     """Index of the smallest non-NaN element; ValueError for an all-NaN slice."""
     return _fill_reduce("nanargmin", a, axis, keepdims)
@@ -180,6 +187,7 @@ def _counts(mask, x, axis, keepdims):
                    dtype=_REAL.get(x._dtype, x._dtype))
 
 
+@names_its_errors
 def nanmean(a, axis=None, dtype=None, keepdims=False):
     """Mean of the non-NaN elements over ``axis``; NaN with a RuntimeWarning for all-NaN or
     empty slices (NumPy's ``nanmean``). Integer input gives float64; ``dtype`` (floating)
@@ -218,6 +226,7 @@ def _nanvar(func, a, axis, dtype, ddof, keepdims, correction):
     return astype(r, _REAL.get(dt, dt), copy=False)
 
 
+@names_its_errors
 def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=None):
     """Variance of the non-NaN elements over ``axis`` with divisor ``N - ddof``
     (``correction`` is the standard's name for ``ddof``; give one). NaN with a
@@ -226,6 +235,7 @@ def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=None)
     return _nanvar("nanvar", a, axis, dtype, ddof, keepdims, correction)
 
 
+@names_its_errors
 def nanstd(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=None):
     """Standard deviation of the non-NaN elements: ``sqrt(nanvar(...))``."""
     return _nanvar("nanstd", a, axis, dtype, ddof, keepdims, correction)
@@ -245,12 +255,14 @@ def _cumulative(func, a, axis, dtype, nan_fill=None):
     return cumulative(a, axis=axis, dtype=dtype)
 
 
+@names_its_errors
 def nancumsum(a, axis=None, dtype=None):
     """Running sums along ``axis`` treating NaN as zero; ``axis=None`` runs over the
     flattened array (NumPy's ``nancumsum``). dtypes as ``cumulative_sum``."""
     return _cumulative("nancumsum", a, axis, dtype, 0)
 
 
+@names_its_errors
 def nancumprod(a, axis=None, dtype=None):
     """Running products along ``axis`` treating NaN as one (NumPy's ``nancumprod``)."""
     return _cumulative("nancumprod", a, axis, dtype, 1)
@@ -259,17 +271,20 @@ def nancumprod(a, axis=None, dtype=None):
 # --- NumPy names array-API consumers call on the namespace (xarray: xp.pad, xp.cumsum, ...)
 
 
+@names_its_errors
 def cumsum(a, axis=None, dtype=None):
     """NumPy's ``cumsum``: ``cumulative_sum`` over ``axis``, the flattened array when
     ``axis`` is None (xarray calls ``xp.cumsum``)."""
     return _cumulative("cumsum", a, axis, dtype)
 
 
+@names_its_errors
 def cumprod(a, axis=None, dtype=None):
     """NumPy's ``cumprod``: ``cumulative_prod``; the flattened array when ``axis`` is None."""
     return _cumulative("cumprod", a, axis, dtype)
 
 
+@names_its_errors
 def transpose(a, axes=None):
     """NumPy's ``transpose``: ``permute_dims`` (a view); ``axes=None`` reverses them."""
     check_array(a, "transpose", "a")
@@ -283,7 +298,10 @@ def _on_memory(func, npfunc, a, *args, **kwargs):
     arr = a._arr.astype(np.float32) if a._dtype in _dt.HALF else a._arr
     args = [o._arr if isinstance(o, Array) else o for o in args]
     kwargs = {k: (v._arr if isinstance(v, Array) else v) for k, v in kwargs.items()}
-    r = npfunc(arr, *args, **kwargs)
+    try:
+        r = npfunc(arr, *args, **kwargs)
+    except (TypeError, ValueError, IndexError, OverflowError) as e:  # NumPy's words, named
+        raise type(e)(f"{func}: {e}") from None
     if isinstance(r, (list, tuple)):  # gradient along several axes
         return tuple(_fresh(e, a) for e in r)
     return _fresh(r, a)
@@ -292,27 +310,31 @@ def _on_memory(func, npfunc, a, *args, **kwargs):
 def _fresh(r, a):
     r = np.asarray(r)
     if a._dtype in _dt.HALF and r.dtype == np.float32:
-        r = _st.cast_result(r, a._dtype)
+        r = cast_result(r, a._dtype)
     return wrap(r.copy() if np.may_share_memory(r, a._arr) else r)
 
 
+@names_its_errors
 def pad(array, pad_width, mode="constant", **kwargs):
     """NumPy's ``pad`` (xarray's ``shift`` and ``rolling`` call ``xp.pad``): every mode and
     keyword of ``np.pad``; a fresh array."""
     return _on_memory("pad", np.pad, array, pad_width, mode=mode, **kwargs)
 
 
+@names_its_errors
 def median(a, axis=None, keepdims=False):
     """NumPy's ``median`` (NaN propagates; ``nanmedian`` is NumPy's, on the memory)."""
     return _on_memory("median", np.median, a, axis=axis, keepdims=keepdims)
 
 
+@names_its_errors
 def quantile(a, q, axis=None, method="linear", keepdims=False):
     """NumPy's ``quantile`` (``q`` in [0, 1]; every ``method`` of NumPy's)."""
     return _on_memory("quantile", np.quantile, a, q, axis=axis, method=method,
                       keepdims=keepdims)
 
 
+@names_its_errors
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """NumPy's ``cross`` (xarray's ``xr.cross`` calls ``xp.cross``); the standard's is
     ``flexarray.linalg.cross``."""
@@ -321,6 +343,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
                       axis=axis)
 
 
+@names_its_errors
 def gradient(f, *varargs, axis=None, edge_order=1):
     """NumPy's ``gradient`` (xarray's ``differentiate`` calls ``xp.gradient``): one array,
     or a tuple of them for several axes."""
@@ -345,6 +368,7 @@ def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=Fa
 _OPTIMIZE = (False, True, "greedy", "optimal")
 
 
+@names_its_errors
 def einsum(subscripts, /, *operands, dtype=None, casting="safe", optimize=True):
     """Einstein summation, NumPy's ``einsum(subscripts, *operands)`` (the subscripts-string
     form, with ``...`` and implicit output).
@@ -384,4 +408,4 @@ def einsum(subscripts, /, *operands, dtype=None, casting="safe", optimize=True):
         r = np.asarray(np.einsum(subscripts, *arrays, optimize=optimize))
     if any(r.size and np.may_share_memory(r, a) for a in arrays):
         r = r.copy()  # einsum('ii->i', a) is a view of a in NumPy
-    return wrap(_st.cast_result(r, dt))
+    return wrap(cast_result(r, dt))

@@ -7,7 +7,9 @@ torch and array-api-strict take them) and never count as integers; integers are 
 IndexError). Messages name the function, the argument, what was given and what is allowed.
 """
 import builtins
+import functools
 import operator
+import sys
 
 import numpy as np
 
@@ -100,6 +102,77 @@ def reduction_axes(func, x, axis, keepdims):
     return normalize_axes(axis, x.ndim, func)
 
 
+def int_tuple(v, func: str, name: str) -> tuple:
+    """An int or a tuple/list of ints as a tuple of Python ints."""
+    if isinstance(v, (tuple, list)):
+        if type(v) is tuple and all(type(e) is int for e in v):
+            return v
+        return tuple([check_int(e, func, name) for e in v])
+    return (check_int(v, func, name),)
+
+
+def as_count(v, func: str, name: str, minimum: int = 0) -> int:
+    """A count or size argument (``n``, ``num``, ``repeats``, ...): an int >= ``minimum``
+    that an array dimension can hold (at most ``sys.maxsize``); ValueError otherwise."""
+    n = check_int(v, func, name)
+    if n < minimum:
+        raise ValueError(f"{func}: '{name}' must be >= {minimum}, got {n}")
+    if n > sys.maxsize:
+        raise ValueError(f"{func}: '{name}'={n} is too large; an array dimension is at most "
+                         f"{sys.maxsize}")
+    return n
+
+
+def check_copy(copy, func: str) -> None:
+    """The standard's ``copy`` argument: True, False or None; ValueError otherwise."""
+    if copy is not None and not isinstance(copy, (bool, np.bool_)):
+        raise ValueError(f"{func}: 'copy' must be True, False or None, got {copy!r}")
+
+
+def check_choice(value, choices, func: str, name: str):
+    """``value`` if it is one of the strings ``choices``; ValueError naming them otherwise
+    (tested by type first: ``ndarray in (...)`` would raise NumPy's ambiguous-truth error)."""
+    if type(value) is not str or value not in choices:
+        allowed = ", ".join(repr(c) for c in choices[:-1]) + f" or {choices[-1]!r}"
+        raise ValueError(f"{func}: '{name}' must be {allowed}, got {value!r}")
+    return value
+
+
+def check_alloc(shape, itemsize: int, func: str, what: str = "the result") -> None:
+    """MemoryError naming the call when an array of ``shape`` cannot exist: more bytes than
+    the address space holds (NumPy would raise a ValueError without the context)."""
+    n = itemsize
+    for s in shape:
+        n *= max(s, 1)  # (NumPy refuses a huge dimension even beside a zero one)
+    if n > sys.maxsize:
+        raise MemoryError(f"{func}: {what} of shape {tuple(shape)} is beyond what NumPy "
+                          f"can allocate (more than {sys.maxsize} bytes)")
+
+
+_STANDARD_ERRORS = (IndexError, TypeError, ValueError, OverflowError, MemoryError)
+
+
+def names_its_errors(func):
+    """Decorator for functions built on other functions (``nansum`` on ``sum``): an error
+    whose message does not name ``func`` is raised again, of the same type, with
+    ``"<func>: "`` in front, so that the user reads the function they called."""
+    name = func.__name__
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except _STANDARD_ERRORS as e:
+            if name in str(e):
+                raise
+            try:
+                renamed = type(e)(f"{name}: {e}")
+            except Exception:  # an exception type with another constructor (NumPy's)
+                renamed = next(t for t in _STANDARD_ERRORS if isinstance(e, t))(f"{name}: {e}")
+            raise renamed from None
+    return wrapper
+
+
 # --- results and operands -------------------------------------------------------------------
 
 
@@ -118,16 +191,6 @@ def python_scalar(x):
     if isinstance(x, np.generic) and type(x) not in (builtins.bool, int, float, complex) and x.dtype in _dt.SUPPORTED:
         return x.item()
     return x
-
-
-def scalar_operand(name, value, dt):
-    """A Python scalar as a NumPy operand of dtype ``dt`` (OverflowError if it cannot be)."""
-    if _dt.KIND[dt] in "iu" and type(value) is int:
-        info = np.iinfo(dt)
-        if not info.min <= value <= info.max:
-            raise OverflowError(f"{name}: the Python int {value} is out of range for {dt} "
-                                f"[{info.min}, {info.max}]")
-    return np.asarray(value, dtype=dt)[()]
 
 
 def checked_indices(idx: np.ndarray, n: int, func: str, name: str = "indices") -> np.ndarray:

@@ -42,7 +42,12 @@ def take(x, indices, /, *, axis=None):
     """
     check_array(x, "take")
     if isinstance(indices, (int, np.integer)) and not isinstance(indices, (bool, np.bool_)):
-        r = take(x, wrap(np.array([int(indices)], np.int64)), axis=axis)
+        i = int(indices)
+        n = x.size if axis is None else x.shape[normalize_axis(axis, x.ndim, "take")]
+        if not -n <= i < n:
+            raise IndexError(f"take: index {i} is out of bounds for an axis of size {n}; "
+                             f"allowed: {-n} <= index < {n}")
+        r = take(x, wrap(np.array([i], np.int64)), axis=axis)
         return wrap(r._arr[(slice(None),) * (0 if axis is None else
                                              normalize_axis(axis, x.ndim, "take")) + (0,)])
     idx = _index_array(indices, "take")

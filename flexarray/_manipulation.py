@@ -15,8 +15,7 @@ import numpy as np
 
 from . import _dtypes as _dt
 from ._array import Array, copy_of, view_of, wrap
-from ._helpers import (broadcast_shape_of, check_array, check_int, normalize_axes,
-                       normalize_axis)
+from ._helpers import (as_count, broadcast_shape_of, check_alloc, check_array, check_copy, int_tuple, normalize_axes, normalize_axis)
 from ._engines import gates
 
 __all__ = ["broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims",
@@ -37,15 +36,6 @@ def contiguous_copy(a: np.ndarray) -> np.ndarray:
 
 # --- argument helpers (shared with the other chapter modules of this package) --------------
 
-
-
-def int_tuple(v, func: str, name: str) -> tuple:
-    """An int or a tuple/list of ints as a tuple of Python ints."""
-    if isinstance(v, (tuple, list)):
-        if type(v) is tuple and all(type(e) is int for e in v):
-            return v
-        return tuple([check_int(e, func, name) for e in v])
-    return (check_int(v, func, name),)
 
 
 def shape_tuple(shape, func: str, name: str = "shape") -> tuple:
@@ -96,9 +86,9 @@ def arrays_arg(arrays, func: str) -> list:
     return list(arrays)
 
 
-def _cast_all(arrays):
+def _cast_all(arrays, func):
     """NumPy operands of ``arrays`` in their promoted dtype, and that dtype."""
-    dt = _dt.result_type(*arrays)
+    dt = _dt.result_type(*arrays, func=func)
     return [a._arr if a._dtype is dt else a._arr.astype(dt) for a in arrays], dt
 
 
@@ -126,6 +116,7 @@ def broadcast_to(x, /, shape):
         raise ValueError(f"broadcast_to: cannot broadcast an array of shape {x.shape} to "
                          f"{shape}; each axis of x must be 1 or equal the target size "
                          f"(aligned from the right)")
+    check_alloc(shape, x._arr.itemsize, "broadcast_to", "the view")
     if shape == x.shape:
         return view_of(x, x._arr[...])
     return view_of(x, np.broadcast_to(x._arr, shape), overlapping=True)
@@ -148,7 +139,7 @@ def concat(arrays, /, *, axis=0):
     Mixed dtypes are promoted. Computes a fresh array.
     """
     arrays = arrays_arg(arrays, "concat")
-    ops, dt = _cast_all(arrays)
+    ops, dt = _cast_all(arrays, "concat")
     if axis is None:
         return wrap(np.concatenate([o.reshape(-1) for o in ops]))
     ndim = arrays[0].ndim
@@ -178,7 +169,7 @@ def stack(arrays, /, *, axis=0):
             raise ValueError(f"stack: all arrays must have the same shape; arrays[0] has "
                              f"{ref}, arrays[{i}] has {a.shape}")
     ax = normalize_axis(axis, len(ref) + 1, "stack")
-    ops, dt = _cast_all(arrays)
+    ops, dt = _cast_all(arrays, "stack")
     return wrap(np.stack(ops, axis=ax))
 
 
@@ -270,8 +261,7 @@ def reshape(x, /, shape, *, copy=None):
             if all(type(n) is int and n >= 0 for n in shape):
                 return view_of(x, view)
     check_array(x, "reshape")
-    if copy not in (None, True, False):
-        raise ValueError(f"reshape: 'copy' must be True, False or None, got {copy!r}")
+    check_copy(copy, "reshape")
     if not isinstance(shape, (tuple, list)):
         if isinstance(shape, (int, np.integer)) and not isinstance(shape, builtins.bool):
             shape = (shape,)
@@ -336,9 +326,9 @@ def repeat(x, repeats, /, *, axis=None):
         if r.ndim == 1 and r.shape[0] == 1:
             r = r[0]
     else:
-        r = check_int(repeats, "repeat", "repeats")
-        if r < 0:
-            raise ValueError(f"repeat: 'repeats' must be >= 0, got {r}")
+        r = as_count(repeats, "repeat", "repeats")
+    total = r * n if type(r) is int else int(np.sum(r, dtype=np.float64) if r.ndim else r * n)
+    check_alloc(a.shape[:ax] + (total,) + a.shape[ax + 1:], a.itemsize, "repeat")
     return wrap(owned(np.repeat(a, r, axis=ax), a))
 
 
@@ -355,7 +345,8 @@ def roll(x, /, shift, *, axis=None):
             raise ValueError(f"roll: a tuple 'shift' ({shift!r}) needs a tuple 'axis' of the "
                              f"same length, got axis=None")
         a = x._arr
-        return wrap(owned(np.roll(a.reshape(-1), shifts[0]).reshape(a.shape), a))
+        shift0 = shifts[0] % a.size if a.size else 0  # (a cycle: any int, reduced first)
+        return wrap(owned(np.roll(a.reshape(-1), shift0).reshape(a.shape), a))
     axes = tuple(normalize_axis(a, x.ndim, "roll") for a in int_tuple(axis, "roll", "axis"))
     if isinstance(shift, (tuple, list)):
         if not isinstance(axis, (tuple, list)) or len(shifts) != len(axes):
@@ -363,6 +354,9 @@ def roll(x, /, shift, *, axis=None):
                              f"the same length")
     else:
         shifts = shifts * len(axes)
+    shifts = tuple(s % x.shape[a] if x.shape[a] else 0 for s, a in zip(shifts, axes))
+    if not axes:  # axis=(): nothing rolls (NumPy fails to unpack the empty tuple)
+        return wrap(np.array(x._arr, copy=True))
     return wrap(owned(np.roll(x._arr, shifts, axis=axes), x._arr))
 
 
@@ -373,4 +367,7 @@ def tile(x, repetitions, /):
         raise TypeError(f"tile: 'repetitions' must be a tuple of ints, got "
                         f"{type(repetitions).__name__}")
     reps = shape_tuple(repetitions, "tile", "repetitions")
+    shape = (1,) * (len(reps) - x.ndim) + x.shape
+    reps_full = (1,) * (len(shape) - len(reps)) + reps
+    check_alloc(tuple(s * t for s, t in zip(shape, reps_full)), x._arr.itemsize, "tile")
     return wrap(owned(np.tile(x._arr, reps), x._arr))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dis
 import sys
+import sysconfig
 
 import numpy as np
 
@@ -36,7 +37,16 @@ UNARY = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_
 #: else returns NotImplemented, so NumPy arrays reach the ufunc protocol below)
 OPERAND_TYPES = (Array, bool, int, float, complex, np.generic)
 
-_BINARY_OP = dis.opmap["BINARY_OP"]
+#: whether temporaries may be told from named arrays by their reference count. Proven (by
+#: tests/test_reliability.py) on CPython 3.11-3.13 with the GIL: there the interpreter's
+#: stack owns a reference to every operand. CPython 3.14 pushes borrowed references
+#: (LOAD_FAST_BORROW), so a named local shows a temporary's count and would be
+#: overwritten; free-threaded builds count references differently; other interpreters
+#: have no sys.getrefcount to trust. Elsewhere every operator allocates its result.
+ELISION = (sys.implementation.name == "cpython" and (3, 11) <= sys.version_info[:2] <= (3, 13)
+           and not sysconfig.get_config_var("Py_GIL_DISABLED"))
+
+_BINARY_OP = dis.opmap.get("BINARY_OP")
 
 
 def _called_by_operator() -> bool:
@@ -164,6 +174,7 @@ def _upcast(a) -> bool:
     (Dask, xarray, ...): flexarray defers to it (NEP 13's type hierarchy)."""
     return hasattr(type(a), "__array_ufunc__") and not isinstance(a, (Array, np.ndarray,
                                                                       np.generic))
+_UFUNC_METHODS = ("__call__", "reduce", "reduceat", "accumulate", "outer", "at")
 
 
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
@@ -176,6 +187,9 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     the arrays' memory, writes into ``out`` arrays through their views, and returns
     flexarray arrays.
     """
+    if not isinstance(ufunc, np.ufunc) or method not in _UFUNC_METHODS:
+        raise TypeError(f"__array_ufunc__: 'ufunc' must be a NumPy ufunc and 'method' one of "
+                        f"{', '.join(_UFUNC_METHODS)}; got {ufunc!r} and {method!r}")
     if any(_upcast(a) for a in inputs + kwargs.get("out", ())):
         return NotImplemented  # a duck array above flexarray (Dask, xarray) handles it
     if method == "__call__" and not kwargs:
@@ -284,6 +298,10 @@ def array_function(self, func, types, args, kwargs):
     other function, and every call with arguments flexarray does not take, runs NumPy's
     implementation on the arrays' memory and returns flexarray arrays (flexarray in,
     flexarray out; ``docs/numpy-interop.md`` lists both)."""
+    if not isinstance(args, tuple) or not isinstance(kwargs, dict):
+        raise TypeError(f"__array_function__: 'args' must be a tuple and 'kwargs' a dict (as "
+                        f"NumPy passes them), got {type(args).__name__} and "
+                        f"{type(kwargs).__name__}")
     if not all(issubclass(t, (Array, np.ndarray)) for t in types):
         return NotImplemented  # a duck array above flexarray (Dask, xarray) handles it
     if func in _LIKE_CREATION:
@@ -434,7 +452,8 @@ def install(namespace, numpy_named=()) -> None:
     ``numpy_named``: its NumPy-named extensions, routed from ``np.<name>`` too)."""
     for stem, name in BINARY.items():
         func = getattr(_elementwise, name)
-        setattr(Array, f"__{stem}__", _forward_eliding(name, func))
+        setattr(Array, f"__{stem}__", _forward_eliding(name, func) if ELISION else
+                _forward(func))
         setattr(Array, f"__r{stem}__", _reflected(func))
         setattr(Array, f"__i{stem}__", _inplace(name))
     for stem, name in COMPARISONS.items():

@@ -17,9 +17,9 @@ import numpy as np
 from . import _dtypes as _dt
 from . import _threads
 from ._array import Array, wrap
-from ._helpers import (_INDEX, broadcast_shape_of, check_array, check_bool, check_ordered,
+from ._helpers import (_INDEX, broadcast_shape_of, check_array, check_bool, check_choice, check_ordered,
                        checked_indices, index_result, normalize_axes, normalize_axis,
-                       ordered_operand, python_scalar, scalar_operand)
+                       ordered_operand, python_scalar)
 from ._engines import gates
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
@@ -152,8 +152,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     check_array(x1, "searchsorted", "x1")
     if x1.ndim != 1:
         raise ValueError(f"searchsorted: 'x1' must be 1-D, got shape {x1.shape}")
-    if side not in ("left", "right"):
-        raise ValueError(f"searchsorted: 'side' must be 'left' or 'right', got {side!r}")
+    check_choice(side, ("left", "right"), "searchsorted", "side")
     a1 = ordered_operand(x1, "searchsorted", "x1")
     n = a1.shape[0]
     if sorter is not None:
@@ -167,9 +166,9 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
         sorter = checked_indices(sorter._arr, n, "searchsorted", "sorter")
     if isinstance(x2, Array):
         a2 = ordered_operand(x2, "searchsorted", "x2")
-        dt = _dt.promote(x1._dtype, x2._dtype)
+        dt = _dt.promote(x1._dtype, x2._dtype, "searchsorted")
     elif type(x2) in (int, float, builtins.bool):
-        dt = _dt.result_type(x1, x2)
+        dt = _dt.result_type(x1, x2, func="searchsorted")
         if type(x2) is int and _dt.is_integer(dt):
             info = np.iinfo(dt)
             if not info.min <= x2 <= info.max:  # beyond every element of x1
@@ -187,7 +186,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
 def _where_operand(v, dt, name):
     if isinstance(v, Array):
         return v._arr if v._dtype is dt else v._arr.astype(dt)
-    return scalar_operand("where", v, dt)
+    return _dt.scalar_operand("where", v, dt)
 
 
 _NOT_GIVEN = object()
@@ -203,6 +202,9 @@ def where(condition, x1=_NOT_GIVEN, x2=_NOT_GIVEN, /):
     """
     check_array(condition, "where", "condition")
     if x1 is _NOT_GIVEN and x2 is _NOT_GIVEN:
+        if condition.ndim == 0:
+            raise ValueError("where: 'condition' alone (nonzero(condition)) must have at least "
+                             "one dimension, got a 0-d array")
         return nonzero(condition)
     if x1 is _NOT_GIVEN or x2 is _NOT_GIVEN:
         raise TypeError("where: pass both 'x1' and 'x2', or neither (nonzero(condition))")
@@ -216,7 +218,7 @@ def where(condition, x1=_NOT_GIVEN, x2=_NOT_GIVEN, /):
             raise TypeError(f"where: '{name}' must be a flexarray array or a Python scalar, "
                             f"got {type(v).__name__}")
     if isinstance(x1, Array) or isinstance(x2, Array):
-        dt = _dt.result_type(x1, x2)
+        dt = _dt.result_type(x1, x2, func="where")
     else:  # two scalars (the standard asks for an array; NumPy and torch take them):
         # the wider kind's default dtype, as NumPy's result for two Python scalars
         dt = _dt.promote(_dt.scalar_dtype(x1), _dt.scalar_dtype(x2))

@@ -105,7 +105,7 @@ def _isin_operand(v, other, name):
         info = np.iinfo(d)
         if not info.min <= v <= info.max:
             return None, d, False
-    return np.asarray(v, d), d, True
+    return np.asarray(_dt.scalar_operand("isin", v, d)), d, True
 
 
 def isin(x1, x2, /, *, invert=False):
@@ -126,7 +126,7 @@ def isin(x1, x2, /, *, invert=False):
         a2 = a2[a2 >= np.int64(0)] if d1 is _dt.uint64 else a2[a2 <= np.uint64(2**63 - 1)]
         a2, work = a2.astype(d1), d1
     else:
-        dt = _dt.promote(d1, d2)
+        dt = _dt.promote(d1, d2, "isin")
         work = np.float32 if dt in _dt.HALF else dt
     r = np.isin(a1.astype(work, copy=False), np.asarray(a2).astype(work, copy=False),
                 invert=invert)

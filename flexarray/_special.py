@@ -21,7 +21,9 @@ def floor_divide(a, b, out=None, dtype=None):
     """``np.floor_divide``, except that an infinite operand beside a finite one gives the
     correctly signed infinity or zero (NumPy returns NaN / -1.0 there)."""
     q = None
-    if np.result_type(a, b).kind == "f":  # look before writing: ``out`` may alias ``a``
+    # look before writing (``out`` may alias ``a``); by the operands' kinds: NumPy cannot
+    # promote bfloat16 (kind "V") with integers, though the ufunc has a loop for the pair
+    if any(np.asarray(v).dtype.kind in "fV" for v in (a, b)):
         fix = np.isinf(a) != np.isinf(b)
         if fix.any():
             q = np.true_divide(a, b, dtype=dtype)

@@ -282,8 +282,8 @@ def _cumulative(func, npfunc, x, axis, dtype, include_initial):
     a = x._arr
     if a.ndim == 0:  # as NumPy: a 0-d input is a 1-element vector
         a = a.reshape(1)
-        if axis not in (None, 0, -1):
-            raise ValueError(f"{func}: axis={axis!r} is invalid for a 0-d array; allowed: None")
+        if axis is not None:
+            normalize_axis(axis, 1, func)  # 0 or -1: the 1-element vector's axis
         axis = 0
     if axis is None:
         if a.ndim > 1:

@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 import builtins
-import operator
 
 import numpy as np
 
 from . import _dtypes as _dt
 from ._array import Array, wrap
-from ._helpers import cast_result, check_array, normalize_axis, reduction_axes
+from ._helpers import cast_result, check_array, check_int, normalize_axis, reduction_axes
 
 __all__ = ["all", "any", "diff"]
 
@@ -40,7 +39,7 @@ def _edge(value, name, x, ax, dt):
         return a.astype(dt, copy=False)
     shape = list(x.shape)
     shape[ax] = 1
-    return np.broadcast_to(np.asarray(value, dtype=dt), shape)
+    return np.broadcast_to(_dt.scalar_operand("diff", value, dt), shape)
 
 
 def diff(x, /, n=1, axis=-1, prepend=None, append=None):
@@ -54,10 +53,7 @@ def diff(x, /, n=1, axis=-1, prepend=None, append=None):
     check_array(x, "diff")
     if isinstance(n, builtins.bool):
         raise TypeError("diff: 'n' must be an int, got bool")
-    try:
-        n = operator.index(n)
-    except TypeError:
-        raise TypeError(f"diff: 'n' must be an int, got {type(n).__name__}") from None
+    n = check_int(n, "diff", "n")
     if n < 0:
         raise ValueError(f"diff: 'n' must be >= 0, got {n}")
     if x.ndim == 0:
@@ -71,7 +67,7 @@ def diff(x, /, n=1, axis=-1, prepend=None, append=None):
             raise TypeError(f"diff: '{name}' must be None, a flexarray array or a Python "
                             f"scalar, got {type(value).__name__}")
         operands.append(value)
-    dt = _dt.result_type(*operands)
+    dt = _dt.result_type(*operands, func="diff")
     parts = [x._arr]
     if prepend is not None:
         parts.insert(0, _edge(prepend, "prepend", x, ax, dt))
@@ -82,6 +78,9 @@ def diff(x, /, n=1, axis=-1, prepend=None, append=None):
         return wrap(np.array(a, dtype=dt))
     if dt in _dt.HALF:
         a = a.astype(_F32)
+    # each difference shortens the axis by one: from its length on, every further one is
+    # empty (np.diff would loop n times, forever for a huge n)
+    n = min(n, a.shape[ax])
     with np.errstate(all="ignore"):
         r = np.diff(a, n=n, axis=ax)
     return wrap(cast_result(r, dt))  # np.diff's result is always fresh

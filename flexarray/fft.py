@@ -21,7 +21,7 @@ import numpy as np
 from . import _dtypes as _dt
 from ._array import Array, wrap
 from ._device import check_device
-from ._helpers import check_array, check_int, normalize_axis
+from ._helpers import check_alloc, check_array, check_choice, check_int, normalize_axis
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft",
            "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -34,10 +34,7 @@ _COMPLEX = {"f": np.complex64, "d": np.complex128}
 # --- argument checks ---------------------------------------------------------------------
 
 def _norm(func, norm):
-    if norm not in _NORMS:
-        raise ValueError(f"{func}: norm must be one of 'backward', 'ortho', 'forward', "
-                         f"got {norm!r}")
-    return norm
+    return check_choice(norm, _NORMS, func, "norm")
 
 
 def _length(func, name, v, default):
@@ -47,6 +44,7 @@ def _length(func, name, v, default):
         hint = " (the default for this input); pass n explicitly" if v is None else ""
         raise ValueError(f"{func}: the transform length {name}={n}{hint} is invalid; "
                          f"it must be >= 1")
+    check_alloc((n,), 16, func, f"a transform of length {name}={n}")
     return n
 
 
@@ -82,7 +80,7 @@ def _axes(func, x, s, axes):
                              f"(the standard requires both)")
         ax = list(range(nd))
     else:
-        if isinstance(axes, (int, np.integer)) or not hasattr(axes, "__iter__"):
+        if not isinstance(axes, (tuple, list, range)):
             raise TypeError(f"{func}: 'axes' must be a sequence of integers, got "
                             f"{type(axes).__name__}")
         ax = [normalize_axis(check_int(a, func, "axes"), nd, func, "axes") for a in axes]
@@ -90,8 +88,12 @@ def _axes(func, x, s, axes):
             raise ValueError(f"{func}: 'axes' has repeated axes: {list(axes)}; give each "
                              f"axis at most once")
     if s is None:
+        for a in ax:
+            if x.shape[a] < 1:
+                raise ValueError(f"{func}: axis {a} of x (shape {x.shape}) has length 0, an "
+                                 f"invalid transform length; pass 's' and 'axes'")
         return None, ax
-    if not hasattr(s, "__iter__"):
+    if not isinstance(s, (tuple, list, range)):
         raise TypeError(f"{func}: 's' must be a sequence of integers, got {type(s).__name__}")
     s = [check_int(v, func, "s") for v in s]
     if len(s) != len(ax):
@@ -103,6 +105,7 @@ def _axes(func, x, s, axes):
         if v < 1:
             raise ValueError(f"{func}: s={s} holds an invalid length {v}; lengths must be "
                              f">= 1 (or -1 for the input's size along the axis)")
+        check_alloc((v,), 16, func, f"a transform of length {v} (from s={s})")
         out.append(v)
     return out, ax
 
@@ -242,6 +245,7 @@ def _freq_args(func, n, d, dtype, device):
     n = check_int(n, func, "n")
     if n < 1:
         raise ValueError(f"{func}: the window length n must be >= 1, got {n}")
+    check_alloc((n,), 8, func, f"the frequencies of n={n}")
     check_device(device, func)
     if dtype is None:
         dtype = _dt.default_float

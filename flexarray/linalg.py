@@ -95,6 +95,16 @@ def _out(r, dt):
     return wrap(cast_result(r, dt))
 
 
+def _no_inf(a):
+    """``a`` with infinities as NaN, for LAPACK's SVD with singular vectors (gesdd): an
+    infinite element makes it loop forever (NumPy's own ``svd`` and ``pinv`` hang), a NaN
+    gives NaN results or LinAlgError, as an undefined decomposition should."""
+    inf = np.isinf(a)
+    if not inf.any():
+        return a
+    return np.where(inf, np.nan, a).astype(a.dtype, copy=False)
+
+
 def _lapack(func, f, *args, **kwargs):
     """Call NumPy's LAPACK wrapper ``f``; its LinAlgError names our function."""
     try:
@@ -168,7 +178,7 @@ def qr(x, /, *, mode="reduced"):
     """``(Q, R)`` of each matrix: ``mode="reduced"`` gives Q (..., M, K) and R (..., K, N)
     with K = min(M, N); ``mode="complete"`` gives Q (..., M, M) and R (..., M, N)."""
     dt = _matrices("qr", x)
-    if mode not in ("reduced", "complete"):
+    if type(mode) is not str or mode not in ("reduced", "complete"):
         raise ValueError(f"qr: mode={mode!r} is not supported; allowed: 'reduced', "
                          f"'complete'")
     q, r = _lapack("qr", np.linalg.qr, as_compute(x._arr, dt), mode=mode)
@@ -179,13 +189,13 @@ def svd(x, /, *, full_matrices=True):
     """``(U, S, Vh)`` of each matrix with ``x = U diag(S) Vh``; S real, descending."""
     dt = _matrices("svd", x)
     check_bool(full_matrices, "svd", "full_matrices")
-    u, s, vh = _lapack("svd", np.linalg.svd, as_compute(x._arr, dt),
+    u, s, vh = _lapack("svd", np.linalg.svd, _no_inf(as_compute(x._arr, dt)),
                        full_matrices=full_matrices)
     return SVDResult(_out(u, dt), _out(s, _real(dt)), _out(vh, dt))
 
 
-def _svdvals_np(a):
-    return _lapack("svdvals", np.linalg.svd, a, compute_uv=False)
+def _svdvals_np(a, func="svdvals"):
+    return _lapack(func, np.linalg.svd, a, compute_uv=False)
 
 
 def svdvals(x, /):
@@ -202,7 +212,7 @@ def solve(x1, x2, /):
     (..., M, K) with batch dimensions broadcast against x1's."""
     check_array(x1, "solve", "x1")
     check_array(x2, "solve", "x2")
-    dt = _dt.promote(x1._dtype, x2._dtype)
+    dt = _dt.promote(x1._dtype, x2._dtype, "solve")
     _check_floating("solve", dt, "x1' and 'x2")
     _matrices("solve", x1, square=True, name="x1")
     s1, s2 = x1.shape, x2.shape
@@ -233,15 +243,20 @@ def _rtol(func, rtol, dt, batch):
             raise TypeError(f"{func}: 'rtol' must be a real floating-point array or a "
                             f"Python float, got an array of {rtol._dtype}")
         try:
-            np.broadcast_shapes(rtol.shape, batch)
+            fits = np.broadcast_shapes(rtol.shape, batch) == tuple(batch)
         except ValueError:
+            fits = False
+        if not fits:
             raise ValueError(f"{func}: 'rtol' of shape {rtol.shape} does not broadcast "
-                             f"against the batch shape {batch}") from None
+                             f"to the batch shape {batch}") from None
         return rtol._arr
     if isinstance(rtol, builtins.bool) or not isinstance(rtol, (int, float)):
         raise TypeError(f"{func}: 'rtol' must be None, a Python float or a real "
                         f"floating-point array, got {type(rtol).__name__}")
-    return rtol
+    try:
+        return float(rtol)  # (a Python int beyond int64 would make NumPy objects)
+    except OverflowError:
+        raise ValueError(f"{func}: 'rtol'={rtol} is beyond the float64 range") from None
 
 
 def _default_rtol(a, dt):
@@ -258,7 +273,7 @@ def pinv(x, /, *, rtol=None):
     a = as_compute(x._arr, dt)
     if r is None:
         r = _default_rtol(a, dt)
-    return _out(_lapack("pinv", np.linalg.pinv, a, rtol=r), dt)
+    return _out(_lapack("pinv", np.linalg.pinv, _no_inf(a), rtol=r), dt)
 
 
 def matrix_rank(x, /, *, rtol=None):
@@ -269,7 +284,7 @@ def matrix_rank(x, /, *, rtol=None):
     a = as_compute(x._arr, dt)
     if r is None:
         r = _default_rtol(a, dt)
-    s = _svdvals_np(a)
+    s = _svdvals_np(a, "matrix_rank")
     tol = np.max(s, axis=-1, initial=0.0) * np.asarray(r)
     rank = np.count_nonzero(s > tol[..., None], axis=-1)
     return _out(rank, _dt.default_int)
@@ -349,6 +364,12 @@ def outer(x1, x2, /):
     return _out(r, dt)
 
 
+def _clip_offset(x, offset):
+    """A diagonal ``offset`` beyond the matrices (any size: empty diagonals) clipped to
+    their edge, where NumPy would overflow a C long."""
+    return max(-x.shape[-2], min(x.shape[-1], offset))
+
+
 def diagonal(x, /, *, offset=0):
     """The ``offset``-th diagonal of each matrix (last axis of the result): a zero-copy
     view of ``x``, read-only as NumPy's ``diagonal`` (write to a copy of it instead)."""
@@ -356,6 +377,7 @@ def diagonal(x, /, *, offset=0):
     offset = check_int(offset, "diagonal", "offset")
     if x.ndim < 2:
         raise ValueError(f"diagonal: 'x' must have at least 2 dimensions, got shape {x.shape}")
+    offset = _clip_offset(x, offset)
     return view_of(x, np.diagonal(x._arr, offset, -2, -1))
 
 
@@ -368,6 +390,7 @@ def trace(x, /, *, offset=0, dtype=None):
         raise TypeError(f"trace: 'x' must have a numeric dtype, got {x._dtype}")
     if x.ndim < 2:
         raise ValueError(f"trace: 'x' must have at least 2 dimensions, got shape {x.shape}")
+    offset = _clip_offset(x, offset)
     out_dt = accumulation_dtype("trace", x._dtype, dtype)
     d = np.diagonal(x._arr, offset, -2, -1)
     return wrap(sum_np(d, (d.ndim - 1,), out_dt))

@@ -9,23 +9,38 @@ shape/stride tuples, or plain contiguous NumPy arrays, so that rank and layout d
 multiply compiled signatures.
 """
 import os
+import sys
 import tempfile
 
 import numba
 
+from .._version import __version__
+
 __all__ = ["kernel", "numba"]
 
 
+def cache_key() -> str:
+    """The name of the cache directory of this flexarray, Numba and Python."""
+    py = sys.implementation.cache_tag or "py%d%d" % sys.version_info[:2]  # "cpython-311"
+    return f"flexarray-{__version__}-numba-{numba.__version__}-{py}"
+
+
 def _choose_cache_dir():
-    """Numba caches next to the source; where that is read-only, use a per-user dir."""
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return
-    here = os.path.dirname(os.path.abspath(__file__))
-    if os.access(here, os.W_OK):
-        return
-    for base in (os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
-                 tempfile.gettempdir()):
-        path = os.path.join(base, "flexarray", "numba")
+    """Numba's disk cache in a directory keyed by :func:`cache_key`, under
+    ``NUMBA_CACHE_DIR`` if set, else the user's cache directory (or the temporary one).
+
+    Numba checks a cached kernel against its own source file's time stamp and size only,
+    not against the files it calls into (``_intrinsics.py``) nor flexarray's version: an
+    upgrade that changed a helper would run stale machine code. One directory per
+    flexarray, Numba and Python version makes every upgrade compile afresh.
+    """
+    env = os.environ.get("NUMBA_CACHE_DIR")
+    bases = [env] if env else [
+        os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+                     "flexarray", "numba"),
+        os.path.join(tempfile.gettempdir(), f"flexarray-numba-{getattr(os, 'getuid', str)()}")]
+    for base in bases:
+        path = os.path.join(base, cache_key())
         try:
             os.makedirs(path, exist_ok=True)
         except OSError:
@@ -33,6 +48,7 @@ def _choose_cache_dir():
         if os.access(path, os.W_OK):
             numba.config.CACHE_DIR = path
             return
+    # nothing writable: Numba's own choice (next to the sources) or its clear error
 
 
 _choose_cache_dir()

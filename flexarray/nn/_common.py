@@ -1,4 +1,5 @@
 """Argument checking and dtype handling shared by the flexarray.nn frontends."""
+import sys
 
 import numpy as np
 
@@ -12,7 +13,7 @@ def float_result_dtype(func, **arrays):
         if a is not None and not dt.is_real_floating(a.dtype):
             raise TypeError(f"{func}: '{name}' must have a real floating-point dtype "
                             f"(float16, bfloat16, float32, float64), got {a.dtype}")
-    return dt.result_type(*(a for a in arrays.values() if a is not None))
+    return dt.result_type(*(a for a in arrays.values() if a is not None), func=func)
 
 
 def compute_dtype(d):
@@ -46,6 +47,8 @@ def ntuple(v, n, func, name, minimum):
         vals = tuple(check_int(e, func, name, "an int or a tuple of ints") for e in v)
     else:
         vals = (check_int(v, func, name, "an int or a tuple of ints"),) * n
+    if any(e > sys.maxsize for e in vals):
+        raise ValueError(f"{func}: '{name}' must be at most {sys.maxsize}, got {v!r}")
     if any(e < minimum for e in vals):
         what = "positive" if minimum == 1 else "non-negative"
         raise ValueError(f"{func}: '{name}' must be {what} (>= {minimum}), got "

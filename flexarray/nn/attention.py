@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from .._helpers import check_array
+from .._helpers import check_array, check_bool
 from . import _common
 from . import _attention_engines
 
@@ -57,15 +57,18 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, is_causal=Fa
     if v.shape[-2] != S:
         raise ValueError(f"{_F}: key and value sequence lengths differ: key {k.shape}, "
                          f"value {v.shape} (dimension -2 must match)")
-    if not isinstance(is_causal, (bool, np.bool_)):
-        raise TypeError(f"{_F}: 'is_causal' must be a bool, got {type(is_causal).__name__}")
+    check_bool(is_causal, _F, "is_causal")
+    check_bool(enable_gqa, _F, "enable_gqa")
     if scale is None:
         scale = 1.0 / math.sqrt(E) if E else 1.0
     elif isinstance(scale, (bool, np.bool_)) or not isinstance(scale, (int, float,
                                                                       np.integer, np.floating)):
         raise TypeError(f"{_F}: 'scale' must be a real number or None, got "
                         f"{type(scale).__name__}")
-    scale = float(scale)
+    try:
+        scale = float(scale)
+    except OverflowError:
+        raise ValueError(f"{_F}: 'scale'={scale} is beyond the float64 range") from None
 
     rep = 1
     try:

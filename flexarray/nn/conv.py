@@ -7,7 +7,7 @@ channels per group, Winograd F(4, 4) along the rows for 7x7 stride-2 (and 4-wide
 stride-1) layers with >= 32 output channels, im2col + BLAS GEMM in cache-sized blocks
 otherwise.
 """
-from .._helpers import check_array, check_int
+from .._helpers import check_alloc, check_array, check_int
 from . import _common
 from . import _conv_engines
 
@@ -97,6 +97,8 @@ def _conv(n, func, x, weight, bias, stride, padding, dilation, groups):
                 f"{func}: the kernel window ({eff} with dilation {dilation[i]}) is larger "
                 f"than the padded input ({spatial[i]} + padding {lo[i] + hi[i]}) in spatial "
                 f"dimension {i}: input shape {x.shape}, weight shape {weight.shape}")
+    check_alloc((N, Cin) + tuple(s + a + b for s, a, b in zip(spatial, lo, hi)), 8, func,
+                f"the input padded by {padding!r}")
     xn, wn, bn = _operands(x, weight, bias, result, n, unbatched)
     out = _conv_engines.conv3d(xn, wn, bn, _common.pad3(stride, n, 1), _common.pad3(lo, n, 0),
                           _common.pad3(hi, n, 0), _common.pad3(dilation, n, 1), groups)
@@ -127,6 +129,7 @@ def _conv_transpose(n, func, x, weight, bias, stride, padding, output_padding, g
                          f"{padding!r}")
     padding = _common.ntuple(padding, n, func, "padding", 0)
     output_padding = _common.ntuple(output_padding, n, func, "output_padding", 0)
+    sizes = []
     for i in range(n):
         if output_padding[i] >= max(stride[i], dilation[i]):
             raise ValueError(f"{func}: output_padding {output_padding} must be smaller "
@@ -138,6 +141,8 @@ def _conv_transpose(n, func, x, weight, bias, stride, padding, output_padding, g
             raise ValueError(f"{func}: padding {padding} is too large: output size in "
                              f"spatial dimension {i} would be {size} (input shape "
                              f"{x.shape}, weight shape {weight.shape})")
+        sizes.append(size)
+    check_alloc((N, Cout) + tuple(sizes), 8, func, "the output")
     xn, wn, bn = _operands(x, weight, bias, result, n, unbatched)
     out = _conv_engines.conv_transpose3d(xn, wn, bn, _common.pad3(stride, n, 1), _common.pad3(padding, n, 0),
                                     _common.pad3(output_padding, n, 0), _common.pad3(dilation, n, 1),

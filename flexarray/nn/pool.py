@@ -4,7 +4,7 @@ One 3-D implementation (1-D and 2-D inputs get size-1 depth/height). Max pooling
 propagates NaN and, with ``return_indices``, reports PyTorch's flat index into each
 input plane (``(z * H + y) * W + x``); ties keep the first element, NaN the last NaN.
 """
-from .._helpers import check_array, check_int
+from .._helpers import check_alloc, check_array, check_bool, check_int
 from . import _common
 from . import _pool_engines
 
@@ -46,22 +46,28 @@ def _window_params(n, func, kernel_size, stride, padding, dilation):
     return ks, st, pad, dil
 
 
-def _out_check(func, x, osp, ks, pad, dil):
+def _out_check(func, x, osp, ks, pad, dil, st):
     if any(o < 1 for o in osp):
         raise ValueError(f"{func}: the pooling window (kernel_size {ks}, dilation {dil}) is "
                          f"larger than the padded input (shape {x.shape}, padding {pad}): "
                          f"output size would be {osp}")
+    # the extent the windows cover (the padded input the kernels read)
+    extent = tuple((o - 1) * s + d * (k - 1) + 1 for o, s, d, k in zip(osp, st, dil, ks))
+    check_alloc(x.shape[:-len(osp)] + extent, 8, func,
+                f"the input padded for kernel_size {ks}, stride {st}, dilation {dil}")
 
 
 def _max_pool(n, func, x, kernel_size, stride, padding, dilation, ceil_mode,
               return_indices):
     spatial, unbatched, operand = _input(n, func, x)
+    ceil_mode = check_bool(ceil_mode, func, "ceil_mode")
+    return_indices = check_bool(return_indices, func, "return_indices")
     ks, st, pad, dil = _window_params(n, func, kernel_size, stride, padding, dilation)
-    osp = tuple(_pool_engines.pool_out_size(s, k, t, p, d, bool(ceil_mode))
+    osp = tuple(_pool_engines.pool_out_size(s, k, t, p, d, ceil_mode)
                 for s, k, t, p, d in zip(spatial, ks, st, pad, dil))
-    _out_check(func, x, osp, ks, pad, dil)
+    _out_check(func, x, osp, ks, pad, dil, st)
     out, idx = _pool_engines.max_pool3d(operand(), _common.pad3(ks, n, 1), _common.pad3(st, n, 1), _common.pad3(pad, n, 0),
-                                   _common.pad3(dil, n, 1), bool(ceil_mode), bool(return_indices))
+                                   _common.pad3(dil, n, 1), ceil_mode, return_indices)
     res = _unpad(out, n, unbatched)
     res = _common.finish(res, x.dtype)
     if return_indices:
@@ -77,16 +83,18 @@ def _unpad(a, n, unbatched):
 def _avg_pool(n, func, x, kernel_size, stride, padding, ceil_mode, count_include_pad,
               divisor_override):
     spatial, unbatched, operand = _input(n, func, x)
+    ceil_mode = check_bool(ceil_mode, func, "ceil_mode")
+    count_include_pad = check_bool(count_include_pad, func, "count_include_pad")
     ks, st, pad, _ = _window_params(n, func, kernel_size, stride, padding, 1)
     if divisor_override is not None:
         divisor_override = check_int(divisor_override, func, "divisor_override")
         if divisor_override == 0:
             raise ValueError(f"{func}: 'divisor_override' must be non-zero")
-    osp = tuple(_pool_engines.pool_out_size(s, k, t, p, 1, bool(ceil_mode))
+    osp = tuple(_pool_engines.pool_out_size(s, k, t, p, 1, ceil_mode)
                 for s, k, t, p in zip(spatial, ks, st, pad))
-    _out_check(func, x, osp, ks, pad, (1,) * n)
+    _out_check(func, x, osp, ks, pad, (1,) * n, st)
     out = _pool_engines.avg_pool3d(operand(), _common.pad3(ks, n, 1), _common.pad3(st, n, 1), _common.pad3(pad, n, 0),
-                              bool(ceil_mode), bool(count_include_pad), divisor_override)
+                              ceil_mode, count_include_pad, divisor_override)
     return _common.finish(_unpad(out, n, unbatched), x.dtype)
 
 
@@ -103,6 +111,7 @@ def _adaptive(n, func, x, output_size, mode):
                else check_int(output_size, func, "output_size"),) * n
     if min(osz) < 1:
         raise ValueError(f"{func}: 'output_size' must be positive, got {output_size!r}")
+    check_alloc(x.shape[:-n] + osz, 8, func, f"the output of output_size={output_size!r}")
     if mode == "avg" and osz == (1,) * n:
         xn = _common.to_compute(x, _common.compute_dtype(x.dtype))
         return _common.finish(_pool_engines.global_avg_pool(xn, n), x.dtype)
@@ -165,6 +174,7 @@ def _make(kind, n):
         doc = _AAVG_DOC
     else:
         def f(x, output_size, return_indices=False):
+            check_bool(return_indices, name, "return_indices")
             return _adaptive(n, name, x, output_size, "argmax" if return_indices else "max")
         doc = _AMAX_DOC
     f.__name__ = f.__qualname__ = name

@@ -45,6 +45,8 @@ def unfold(x, axis, size, step=1):
     n = shape[axis]
     if not 0 <= size <= n or step < 1:
         _bad_window(shape, axis, size, step)
+    if step > n:  # one window, whatever the step (a huge one would overflow the stride)
+        step = n + 1
     s = nd.strides[axis]
     if ndim == 1:
         wshape = ((n - size) // step + 1, size)

@@ -1,0 +1,231 @@
+"""Threads and memory promises (docs/reliability.md): concurrent mixed work gives the
+serial results without deadlock; long runs of small operations keep memory flat; the pool
+cap holds; impossible allocations fail cleanly; exports outlive their arrays."""
+import faulthandler
+import gc
+import os
+import subprocess
+import sys
+import threading
+import tracemalloc
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+import flexarray as xp
+
+WATCHDOG = 600  # seconds: a deadlock dumps every thread's stack and ends the run
+
+
+# --- threads ---------------------------------------------------------------------------------
+
+def _jobs():
+    """(name, function returning NumPy results, exact?) of mixed work: exact where no BLAS
+    runs (BLAS may sum in another order when another thread holds its cores)."""
+    rng = np.random.default_rng(7)
+    x = xp.asarray(rng.standard_normal((192, 160)), copy=True)  # owned: lazy copies
+    big = xp.asarray(rng.standard_normal(1 << 20 | 1000))  # above the elementwise split
+    h = xp.astype(xp.asarray(rng.standard_normal((300, 300))), xp.float16)  # > kernel gate
+    xi = xp.asarray(rng.integers(-50, 50, (160, 160)), dtype=xp.int32)  # Numba int matmul
+    img = xp.asarray(rng.standard_normal((2, 3, 24, 24)), dtype=xp.float32)
+    w = xp.asarray(rng.standard_normal((4, 3, 3, 3)), dtype=xp.float32)
+    q = xp.asarray(rng.standard_normal((2, 2, 40, 16)), dtype=xp.float32)
+
+    def cow():
+        c = xp.asarray(x, copy=True)
+        v = c[::2]
+        v[0] = -1.0          # the lazy copy takes its own memory; x keeps its values
+        c2 = xp.asarray(c, copy=True)
+        c[1] += 1.0
+        return np.asarray(c), np.asarray(c2), np.asarray(x)
+
+    return [
+        ("elementwise", lambda: np.asarray(xp.exp(big) * 2.0 + big), True),
+        ("reductions", lambda: (np.asarray(xp.sum(h)), np.asarray(xp.sum(x, axis=0)),
+                                np.asarray(xp.max(x, axis=1)),
+                                np.asarray(xp.argmax(x, axis=0)),
+                                np.asarray(xp.sum(h, axis=1))), True),
+        ("int matmul", lambda: np.asarray(xi @ xi), True),
+        ("matmul", lambda: np.asarray(x @ xp.matrix_transpose(x)), False),
+        ("sort", lambda: (np.asarray(xp.sort(x, axis=1)), np.asarray(xp.argsort(x, axis=0))),
+         True),
+        ("fft", lambda: (np.asarray(xp.fft.rfft(x, axis=1)), np.asarray(xp.fft.fft(x))),
+         True),
+        ("conv/pool", lambda: (np.asarray(xp.nn.conv2d(img, w, padding=1)),
+                               np.asarray(xp.nn.max_pool2d(img, 2))), False),
+        ("attention", lambda: np.asarray(xp.nn.scaled_dot_product_attention(q, q, q)), False),
+        ("copy-on-write", cow, True),
+    ]
+
+
+def _compare(got, ref, exact):
+    got = got if isinstance(got, tuple) else (got,)
+    ref = ref if isinstance(ref, tuple) else (ref,)
+    for g, r in zip(got, ref):
+        if exact:
+            np.testing.assert_array_equal(g, r)
+        else:
+            np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-5)
+
+
+def _run_all(jobs, start, rounds=2):
+    out = []
+    for _ in range(rounds):
+        for i in range(len(jobs)):
+            name, fn, _ = jobs[(start + i) % len(jobs)]
+            out.append((name, fn()))
+    return out
+
+
+@pytest.mark.parametrize("launcher", ["threads", "caller's ThreadPoolExecutor"])
+def test_eight_threads_give_the_serial_results(launcher):
+    jobs = _jobs()
+    serial = {name: fn() for name, fn, _ in jobs}
+    exact = {name: e for name, _, e in jobs}
+    faulthandler.dump_traceback_later(WATCHDOG, exit=True)
+    try:
+        if launcher == "threads":
+            results, errors = {}, []
+
+            def work(k):
+                try:
+                    results[k] = _run_all(jobs, k)
+                except BaseException as e:  # pragma: no cover - reported below
+                    errors.append(e)
+
+            threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            assert not errors, errors
+            outputs = list(results.values())
+        else:
+            with ThreadPoolExecutor(max_workers=8) as ex:
+                futures = [ex.submit(_run_all, jobs, k) for k in range(8)]
+                outputs = [f.result(timeout=WATCHDOG) for f in futures]
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+    assert len(outputs) == 8
+    for out in outputs:
+        assert len(out) == 2 * len(jobs)
+        for name, got in out:
+            _compare(got, serial[name], exact[name])
+
+
+# --- memory ----------------------------------------------------------------------------------
+
+def _small_ops(base, other, i):
+    a = base[i % 7:]                       # views
+    k = xp.asarray(other, copy=True)       # lazy copies that die unwritten
+    c = xp.asarray(base, copy=True)        # lazy copies, some written
+    if i % 3 == 0:
+        c[0] = float(i)
+    d = xp.asarray(c, copy=True)           # copies of copies
+    e = a * 2.0 + 1.0                      # elementwise, temporaries
+    s = xp.sum(e) + xp.max(d)              # reductions
+    t = xp.reshape(xp.permute_dims(xp.reshape(c, (4, 4)), (1, 0)), (16,))
+    n = np.asarray(t)                      # exports
+    m = xp.asarray(n)                      # imports
+    u = xp.sort(m)[::-1]
+    f = xp.where(u > 0, u, -u)
+    return float(s) + float(f[0]) + float(k[0])
+
+
+ROUNDS = int(os.environ.get("FLEXARRAY_MEMORY_ROUNDS", "7000"))
+
+
+def test_small_ops_keep_memory_flat():
+    """~10^5 small operations (7000 rounds of 15: views, lazy copies and their writes,
+    exports, imports, temporaries): traced memory stays flat. (Lazy copies that died unwritten
+    left dead references in their storage's list: ~90 bytes per copy, without bound.)"""
+    base, other = xp.arange(16.0), xp.ones(16)  # owned (imports would be copied at once)
+    for i in range(2000):  # warm-up: caches, interned objects
+        _small_ops(base, other, i)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for i in range(ROUNDS):
+            _small_ops(base, other, i)
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 256 * 1024, f"traced memory grew by {grown} bytes"
+
+
+def test_lazy_copies_of_one_array_do_not_accumulate():
+    base = xp.ones(100)
+    for _ in range(10_000):
+        c = xp.asarray(base, copy=True)
+    assert len(base._buf.storage.copies) < 200
+    c[0] = 2.0  # the survivor still takes its own memory on its first write
+    assert float(base[0]) == 1.0 and float(c[0]) == 2.0
+
+
+def _rss_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs /proc")
+def test_large_ops_keep_rss_flat():
+    """Pooled large results come back to the pool: RSS does not grow over many rounds."""
+    x = xp.asarray(np.random.default_rng(0).standard_normal(1 << 20))
+    for _ in range(20):
+        (xp.exp(x) + x) * 2.0
+    before = _rss_bytes()
+    for _ in range(300):
+        r = (xp.exp(x) + x) * 2.0
+        del r
+    grown = _rss_bytes() - before
+    assert grown < 64 << 20, f"RSS grew by {grown >> 20} MiB"
+
+
+def test_pool_cap_is_respected():
+    """FLEXARRAY_POOL_BYTES caps the memory the pool keeps (checked in a fresh process)."""
+    code = """
+import numpy as np, flexarray as xp
+from flexarray import _memory
+assert _memory.CAP == 24 << 20, _memory.CAP
+x = xp.asarray(np.ones(1 << 20))            # 8 MiB results
+live = [xp.exp(x) for _ in range(6)]        # more than the cap: the rest is plain NumPy
+assert sum(b.size for b in _memory._blocks) <= _memory.CAP
+del live
+for _ in range(20):
+    r = xp.exp(x) * 2.0
+    assert sum(b.size for b in _memory._blocks) <= _memory.CAP
+np.testing.assert_array_equal(np.asarray(r), np.exp(1.0) * 2.0)
+print("ok")
+"""
+    env = dict(os.environ, FLEXARRAY_POOL_BYTES=str(24 << 20),
+               PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(xp.__file__))))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+@pytest.mark.parametrize("call", [
+    lambda: xp.empty((1 << 41,)), lambda: xp.ones((1 << 20, 1 << 21)),
+    lambda: xp.full((1 << 42,), 2.0), lambda: xp.zeros((1 << 40,), dtype=xp.complex128),
+])
+def test_impossible_allocation_raises_memory_error_and_the_library_goes_on(call):
+    with pytest.raises(MemoryError):
+        call()
+    v = np.linspace(-1, 1, 1 << 20)
+    np.testing.assert_array_equal(np.asarray(xp.exp(xp.asarray(v)) + 1.0), np.exp(v) + 1.0)
+
+
+@pytest.mark.parametrize("export", ["asarray", "dlpack"])
+@pytest.mark.parametrize("n", [16, 1 << 20])
+def test_exports_keep_memory_alive_after_the_array_dies(export, n):
+    ref = np.arange(n, dtype=np.float64) * 3.0
+    x = xp.asarray(np.arange(n, dtype=np.float64)) * 3.0
+    e = np.asarray(x) if export == "asarray" else np.from_dlpack(x)
+    del x
+    gc.collect()
+    junk = [xp.full((n,), -1.0) for _ in range(4)] + [xp.exp(xp.ones(n)) for _ in range(4)]
+    np.testing.assert_array_equal(e, ref)
+    del junk
