@@ -1,6 +1,6 @@
 """Manipulation functions against NumPy, over random dtypes, shapes and memory layouts.
 
-The layout strategies (tests/strategies.py: ``arrays``) pair every flexarray input with a
+The layout strategies (tests/helpers/strategies.py: ``arrays``) pair every flexarray input with a
 NumPy array of the same elements *and the same strides*.
 """
 import re

@@ -148,6 +148,33 @@ class ViewModel(RuleBasedStateMachine):
                              np.asarray(np.sum(m, keepdims=True)))
         return self._add(getattr(xp, op)(x, y), np.asarray(getattr(np, op)(m, n)))
 
+    @rule(target=arrays, i=arrays, call=st.sampled_from(
+        ["sum", "cumulative_sum", "sort", "flip", "rfft", "max_pool1d"]))
+    def result_of_call(self, i, call):
+        """Results of reductions, sorts, FFTs and nn calls never share with their input
+        (``flip`` is a view: shares exactly as NumPy's)."""
+        x, m = self.pairs[i]
+        if call == "sum":
+            return self._add(xp.sum(x, axis=-1) if m.ndim else xp.sum(x),
+                             np.asarray(np.sum(m, axis=-1) if m.ndim else np.sum(m)))
+        if m.ndim == 0 or m.shape[-1] == 0:
+            return self._add(xp.asarray(x, copy=True), m.copy())
+        if call == "cumulative_sum":
+            return self._add(xp.cumulative_sum(x, axis=-1), np.cumsum(m, axis=-1))
+        if call == "sort":
+            return self._add(xp.sort(x, axis=-1), np.sort(m, axis=-1))
+        if call == "flip":
+            return self._add(xp.flip(x, axis=-1), np.flip(m, axis=-1))
+        if call == "rfft":  # the real part, a float64 array; its twin starts from its own
+            # values (the kernel's rounding is not the point here, sharing is)
+            r = xp.real(xp.fft.rfft(x))
+            np.testing.assert_allclose(np.asarray(r), np.fft.rfft(m).real, atol=1e-9)
+            return self._add(r, np.array(r))
+        if m.ndim < 2:  # max_pool1d takes (C, L) or (N, C, L)
+            return self._add(xp.asarray(x, copy=True), m.copy())
+        r = xp.nn.max_pool1d(x, 1)
+        return self._add(r, m.copy())
+
     @rule(i=arrays, data=st.data(), value=st.integers(-9, 9))
     def setitem_scalar(self, i, data, value):
         x, m = self.pairs[i]
