@@ -19,7 +19,7 @@ from ._array import Array, Buffer, _new, copy_of, wrap
 from ._buffer import is_private
 
 # --- the table ----------------------------------------------------------------------------
-from ._helpers import python_scalar
+from ._helpers import python_scalar, quiet
 from ._engines import gates
 # name: (implementation, input category, result rule, may warn)
 #   category: which (promoted) dtypes are accepted
@@ -159,28 +159,6 @@ def _broadcast(name, *shapes):
                          f"'x2' cannot be broadcast together") from None
 
 
-try:  # NumPy 2 keeps its floating-point error state in a context variable: setting it
-    # directly costs ~0.1 us, where ``with np.errstate(...)`` costs ~1-2 us per call
-    from numpy._core._multiarray_umath import _extobj_contextvar as _ERRSTATE
-    from numpy._core._multiarray_umath import _make_extobj
-    _IGNORE_ALL = _make_extobj(all="ignore")
-except ImportError:  # pragma: no cover - other NumPy versions
-    _ERRSTATE = None
-
-
-def _quiet(func, args, out=None):
-    """``func(*args[, out=out])`` with floating-point warnings off: IEEE results (inf, NaN)
-    are the defined behaviour of these functions, not an error."""
-    if _ERRSTATE is None:
-        with np.errstate(all="ignore"):
-            return func(*args) if out is None else func(*args, out=out)
-    token = _ERRSTATE.set(_IGNORE_ALL)
-    try:
-        return func(*args) if out is None else func(*args, out=out)
-    finally:
-        _ERRSTATE.reset(token)
-
-
 def _is_large(args, out):
     if out is not None:
         return out.size >= PARALLEL_MIN
@@ -202,12 +180,12 @@ def _is_large(args, out):
 def _ufunc(func, args, out=None):
     """``func(*args)`` into ``out`` (or a new array): on all cores in chunks when large."""
     if _threads.NTHREADS < 2 or not _is_large(args, out):
-        return _quiet(func, args, out)
+        return quiet(func, args, out)
     if out is None:
         shape = np.broadcast_shapes(*(np.shape(a) for a in args))
         # the result dtype from one element of each operand: a view, never a copy
         # (reshape(-1) copies a non-contiguous operand: 55 of 109 ms in a skew+kurtosis)
-        probe = _quiet(func, tuple(a[(slice(0, 1),) * a.ndim] if type(a) is np.ndarray else a
+        probe = quiet(func, tuple(a[(slice(0, 1),) * a.ndim] if type(a) is np.ndarray else a
                                    for a in args))
         out = _memory.empty(shape, np.result_type(probe))
     ax = int(np.argmax(out.shape))  # split the longest axis
@@ -223,7 +201,7 @@ def _ufunc(func, args, out=None):
 
     def part(lo, hi):
         sl = slice(lo, hi)
-        _quiet(func, tuple(cut(a, sl) for a in args), cut(out, sl))
+        quiet(func, tuple(cut(a, sl) for a in args), cut(out, sl))
 
     _threads.run_split(part, (), out.shape[ax], _threads.NTHREADS, pieces_per_thread=4)
     return out
@@ -251,7 +229,7 @@ def _compute(name, func, args, dt, out=None):
     wide = tuple(a.astype(np.float32) if type(a) is np.ndarray else a for a in args)
     r = np.asarray(_ufunc(func, wide))
     if r.dtype.kind == "f":
-        r = _quiet(r.astype, (dt,))  # overflow to +-inf is the IEEE rounding
+        r = quiet(r.astype, (dt,))  # overflow to +-inf is the IEEE rounding
     if out is None:
         return r
     out[...] = r
@@ -287,12 +265,19 @@ def _make_binary(name, func, cat):
     allowed = _allowed(cat)
 
     def f(x1, x2, /):
-        if type(x1) is Array and type(x2) is Array:  # the common case, ~1 us less
-            a1, a2, dt = x1._arr, x2._arr, x1._dtype
-            if (dt is x2._dtype and dt in fast and a1.shape == a2.shape
-                    and a1.size < PARALLEL_MIN):
-                # one dtype NumPy computes natively, one shape, too small for threads
-                return _wrap(_quiet(func, (a1, a2)))
+        # fast paths (~1 us less): small operands NumPy computes natively in the result dtype
+        t1, t2 = type(x1), type(x2)
+        if t1 is Array:
+            a1 = x1._arr
+            if a1.size < PARALLEL_MIN:
+                if t2 is Array:  # one dtype, one shape
+                    if x1._dtype is x2._dtype and x1._dtype in fast and a1.shape == x2._arr.shape:
+                        return _wrap(quiet(func, (a1, x2._arr)))
+                elif t2 is float and x1._dtype in fast_float:  # NumPy 2 keeps the float dtype
+                    return _wrap(quiet(func, (a1, x2)))
+        elif t1 is float and t2 is Array and x2._dtype in fast_float and \
+                x2._arr.size < PARALLEL_MIN:
+            return _wrap(quiet(func, (x1, x2._arr)))
         a1, a2, dt = _operands(name, x1, x2)
         if dt not in allowed:
             _check_category(name, cat, dt, "x1' and 'x2")
@@ -302,6 +287,7 @@ def _make_binary(name, func, cat):
             _broadcast(name, np.shape(a1), np.shape(a2))  # the likely cause, named
             raise
     fast = allowed - set(_dt.HALF)
+    fast_float = fast & {_dt.float32, _dt.float64}
     return f
 
 

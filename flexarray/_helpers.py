@@ -175,6 +175,47 @@ def names_its_errors(func):
 
 # --- results and operands -------------------------------------------------------------------
 
+try:  # NumPy 2 keeps its floating-point error state in a context variable: setting it
+    # directly costs ~0.1 us, where ``with np.errstate(...)`` costs ~1-2 us per call
+    from numpy._core._multiarray_umath import _extobj_contextvar as _ERRSTATE
+    from numpy._core._multiarray_umath import _make_extobj
+    _IGNORE_ALL = _make_extobj(all="ignore")
+except ImportError:  # pragma: no cover - other NumPy versions
+    _ERRSTATE = None
+
+
+def quiet(func, args, out=None):
+    """``func(*args[, out=out])`` with floating-point warnings off: IEEE results (inf, NaN)
+    are the defined behaviour of these functions, not an error."""
+    if _ERRSTATE is None:
+        with np.errstate(all="ignore"):
+            return func(*args) if out is None else func(*args, out=out)
+    token = _ERRSTATE.set(_IGNORE_ALL)
+    try:
+        return func(*args) if out is None else func(*args, out=out)
+    finally:
+        _ERRSTATE.reset(token)
+
+
+class ignore_fp_errors:
+    """``with ignore_fp_errors():`` is ``with np.errstate(all="ignore"):`` at ~0.2 us instead
+    of ~1-1.5 us (NumPy's error state is a context variable; set and reset it directly)."""
+
+    __slots__ = ("token",)
+
+    def __enter__(self):
+        if _ERRSTATE is None:
+            self.token = np.errstate(all="ignore")
+            self.token.__enter__()
+        else:
+            self.token = _ERRSTATE.set(_IGNORE_ALL)
+
+    def __exit__(self, *exc):
+        if _ERRSTATE is None:
+            self.token.__exit__(*exc)
+        else:
+            _ERRSTATE.reset(self.token)
+
 
 def cast_result(r, dt) -> np.ndarray:
     """A fresh NumPy result ``r`` as NumPy dtype of flexarray dtype ``dt`` (no copy when it
@@ -182,7 +223,7 @@ def cast_result(r, dt) -> np.ndarray:
     r = np.asarray(r)
     if r.dtype == dt:
         return r
-    with np.errstate(all="ignore"):
+    with ignore_fp_errors():
         return r.astype(dt)
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from . import _dtypes as _dt
 from ._engines import dispatch, gates
 from ._array import wrap
-from ._helpers import (cast_result, check_array, check_bool, normalize_axis,
+from ._helpers import (cast_result, check_array, check_bool, ignore_fp_errors, normalize_axis,
                        reduction_axes)
 
 __all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum",
@@ -101,7 +101,7 @@ def reduce_np(op: str, a: np.ndarray, axes: tuple, acc, keepdims: bool = False):
         return f.reduce(a, axes, None, None, keepdims)
     if a.dtype.kind in "biu" and np.dtype(acc).kind in "biu":  # integers wrap quietly
         return f.reduce(a, axes, acc, None, keepdims)
-    with np.errstate(all="ignore"):
+    with ignore_fp_errors():
         return f.reduce(a, axes, acc, None, keepdims)
 
 
@@ -121,7 +121,7 @@ def _fold_short_axis(f, op, a, axes, acc, keepdims):
            if d != ax and n > 1):
         return None  # not the innermost axis: NumPy's reduce adds whole rows already
     lead = (slice(None),) * ax
-    with np.errstate(all="ignore"):
+    with ignore_fp_errors():
         r = f(a[lead + (0,)], a[lead + (1,)])
         for i in range(2, k):
             f(r, a[lead + (i,)], out=r)
@@ -221,7 +221,7 @@ def mean(x, /, *, axis=None, keepdims=False, dtype=None):
         return wrap(np.full(_out_shape(a.shape, axes, keepdims), nan, out_dt))
     acc = _compute_np(out_dt)
     s = reduce_np("sum", a, axes, acc, keepdims)
-    with np.errstate(all="ignore"):
+    with ignore_fp_errors():
         r = np.true_divide(s, n, dtype=acc)
     return wrap(cast_result(r, out_dt))
 
@@ -241,7 +241,7 @@ def _variance(func, x, axis, correction, keepdims):
     a = x._arr
     if _count(a.shape, axes) - correction <= 0:  # the standard: NaN, not inf or an error
         return wrap(np.full(_out_shape(a.shape, axes, keepdims), math.nan, out_dt))
-    with np.errstate(all="ignore"):
+    with ignore_fp_errors():
         r = np.var(a, axis=axes, dtype=_compute_np(out_dt), ddof=correction,
                    keepdims=keepdims)
         if func == "std":
@@ -292,7 +292,7 @@ def _cumulative(func, npfunc, x, axis, dtype, include_initial):
         axis = 0
     ax = normalize_axis(axis, a.ndim, func)
     out_dt = accumulation_dtype(func, x._dtype, dtype)
-    with np.errstate(all="ignore"):
+    with ignore_fp_errors():
         r = npfunc(a, axis=ax, dtype=_compute_np(out_dt), include_initial=include_initial)
     return wrap(cast_result(r, out_dt))
 
