@@ -261,6 +261,9 @@ def _make_unary(name, func, cat):
     return f
 
 
+_EXACT = 1 << 53  # Python ints of smaller magnitude convert to any float dtype's range
+
+
 def _make_binary(name, func, cat):
     allowed = _allowed(cat)
 
@@ -273,10 +276,11 @@ def _make_binary(name, func, cat):
                 if t2 is Array:  # one dtype, one shape
                     if x1._dtype is x2._dtype and x1._dtype in fast and a1.shape == x2._arr.shape:
                         return _wrap(quiet(func, (a1, x2._arr)))
-                elif t2 is float and x1._dtype in fast_float:  # NumPy 2 keeps the float dtype
-                    return _wrap(quiet(func, (a1, x2)))
-        elif t1 is float and t2 is Array and x2._dtype in fast_float and \
-                x2._arr.size < PARALLEL_MIN:
+                elif (t2 is float or t2 is int and -_EXACT < x2 < _EXACT) and \
+                        x1._dtype in fast_float:
+                    return _wrap(quiet(func, (a1, x2)))  # NumPy 2 keeps the float dtype
+        elif (t1 is float or t1 is int and -_EXACT < x1 < _EXACT) and t2 is Array and \
+                x2._dtype in fast_float and x2._arr.size < PARALLEL_MIN:
             return _wrap(quiet(func, (x1, x2._arr)))
         a1, a2, dt = _operands(name, x1, x2)
         if dt not in allowed:

@@ -271,19 +271,20 @@ def test_subtract_of_bools_stays_refused():
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("name", ["add", "subtract", "multiply", "divide", "pow", "maximum",
                                   "floor_divide", "remainder", "less", "equal", "atan2"])
-def test_small_arrays_with_python_floats_follow_the_standard_dtype(name, dtype):
-    """The fast path (a float array and a Python float): the array's dtype is kept, as the
-    standard's scalar rule says, and the values are NumPy's (both operand orders)."""
+@pytest.mark.parametrize("scalar", [2.0, 2, -3])
+def test_small_arrays_with_python_floats_follow_the_standard_dtype(name, dtype, scalar):
+    """The fast path (a float array and a Python float or int): the array's dtype is kept,
+    as the standard's scalar rule says, and the values are NumPy's (both operand orders)."""
     a = np.array([1.5, -2.0, 0.0, np.inf, -np.inf, np.nan, 3.0], dtype)
     x = xp.asarray(a)
     f = getattr(xp, name)
     ref = {"pow": np.power}.get(name, getattr(np, name, None))
     with np.errstate(all="ignore"):
-        pairs = [(f(x, 2.0), ref(a, dtype(2.0))), (f(-0.5, x), ref(dtype(-0.5), a))]
+        pairs = [(f(x, scalar), ref(a, dtype(scalar))), (f(scalar, x), ref(dtype(scalar), a))]
     if name == "floor_divide":  # flexarray mends NumPy's infinities (the standard's cases):
         # the reference is the same function with the scalar as an array
-        pairs = [(f(x, 2.0), to_np(f(x, xp.full_like(x, 2.0)))),
-                 (f(-0.5, x), to_np(f(xp.full_like(x, -0.5), x)))]
+        pairs = [(f(x, scalar), to_np(f(x, xp.full_like(x, scalar)))),
+                 (f(scalar, x), to_np(f(xp.full_like(x, scalar), x)))]
     for got, expected in pairs:
         assert to_np(got).dtype == expected.dtype
         np.testing.assert_array_equal(to_np(got), expected)
