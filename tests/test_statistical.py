@@ -333,12 +333,12 @@ KERNEL_DTYPES = [xp.float32, xp.float16, xp.bfloat16, xp.int32, xp.uint8, xp.boo
 def kernels_always():
     """Route every reduction the kernels take through them, whatever its size."""
     from flexarray._engines import dispatch
-    saved = dispatch._GATES, dispatch._GATE_MIN
-    dispatch._GATES, dispatch._GATE_MIN = dict.fromkeys(saved[0], 0), 0
+    saved = dispatch._GATES, dispatch.KERNEL_MIN
+    dispatch._GATES, dispatch.KERNEL_MIN = dict.fromkeys(saved[0], 0), 0
     try:
         yield
     finally:
-        dispatch._GATES, dispatch._GATE_MIN = saved
+        dispatch._GATES, dispatch.KERNEL_MIN = saved
 
 
 @pytest.mark.parametrize("name", ["sum", "prod", "max", "min"])

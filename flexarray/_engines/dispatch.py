@@ -38,7 +38,7 @@ _HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 _F32 = np.dtype(np.float32)
 
 _GATES = gates.REDUCE_KERNEL_MIN  # measured: flexarray/_engines/gates.py
-_GATE_MIN = min(_GATES.values())  # below this, no kernel (checked first: ~0.2 us)
+KERNEL_MIN = min(_GATES.values())  # below this, no kernel (checked first: ~0.2 us)
 
 
 def _reduce_gate(op, a, axes, acc):
@@ -58,7 +58,7 @@ def reduce(op, a, axes, acc, keepdims):
     accumulating in NumPy dtype ``acc`` (sum/prod), as a fresh array of dtype ``acc`` (or
     ``a.dtype`` for max/min); None when NumPy is faster (the caller uses it). The caller
     has rejected max/min over empty axes."""
-    if a.size < _GATE_MIN or not axes:
+    if a.size < KERNEL_MIN or not axes:
         return None
     gate = _reduce_gate(op, a, axes, np.dtype(acc))
     if gate is None or a.size < gate:
