@@ -170,7 +170,7 @@ class ViewModel(RuleBasedStateMachine):
             r = xp.real(xp.fft.rfft(x))
             np.testing.assert_allclose(np.asarray(r), np.fft.rfft(m).real, atol=1e-9)
             return self._add(r, np.array(r))
-        if m.ndim < 2:  # max_pool1d takes (C, L) or (N, C, L)
+        if m.ndim not in (2, 3):  # max_pool1d takes (C, L) or (N, C, L)
             return self._add(xp.asarray(x, copy=True), m.copy())
         r = xp.nn.max_pool1d(x, 1)
         return self._add(r, m.copy())
