@@ -238,9 +238,10 @@ class ViewModel(RuleBasedStateMachine):
         if not self.shared:
             return
         e, m = self.shared[k % len(self.shared)]
-        if e.size and e.flags.writeable:
-            e.reshape(-1)[0] = value
-            m.reshape(-1)[0] = value
+        if e.size and e.flags.writeable:  # the first element by index (reshape(-1) of a
+            # non-contiguous export would be a copy, and the write would be lost)
+            e[(0,) * e.ndim] = value
+            m[(0,) * m.ndim] = value
 
     @invariant()
     def every_array_equals_its_twin(self):
