@@ -2,7 +2,6 @@
 one process, one after another, and is reported as times and ratios (peer / flexarray:
 above 1 means flexarray is faster). Run benchmarks with OPENBLAS_CORETYPE and
 OPENBLAS_L2_SIZE unset: `env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/...`."""
-import time
 import timeit
 
 try:
@@ -35,7 +34,7 @@ def run(cases, title):
     """``cases``: (name, {"flexarray": f, "numpy": g, "torch": h or None}, target text)."""
     print(f"\n{title}\n")
     peers = ["numpy"] + (["torch"] if torch is not None else [])
-    header = f"| case | flexarray | " + " | ".join(peers) + " | " + " | ".join(
+    header = "| case | flexarray | " + " | ".join(peers) + " | " + " | ".join(
         f"{p}/flexarray" for p in peers) + " | target |"
     print(header)
     print("|" + "---|" * (header.count("|") - 1))

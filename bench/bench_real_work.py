@@ -232,7 +232,7 @@ def bench_size(size, names, repeat, min_batch, select):
             try:
                 result = f()
                 t1 = time_calls(f, 1)
-            except Exception as e:  # noqa: BLE001: reported in the table
+            except Exception as e:  # noqa: BLE001 (reported in the table)
                 err[b] = type(e).__name__
                 status[b] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
                 continue
