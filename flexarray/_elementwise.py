@@ -19,7 +19,7 @@ from ._array import Array, Buffer, _new, copy_of, wrap
 from ._buffer import is_private
 
 # --- the table ----------------------------------------------------------------------------
-from ._helpers import python_scalar, quiet
+from ._helpers import ignore_fp_errors, python_scalar, quiet
 from ._engines import gates
 # name: (implementation, input category, result rule, may warn)
 #   category: which (promoted) dtypes are accepted
@@ -347,7 +347,7 @@ def apply_inplace(name, x, other):
                             f"{x._dtype} to {rdt}; in-place operators keep the left "
                             f"operand's dtype")
         r = _compute(name, func, (a1, a2), dt)
-        with np.errstate(all="ignore"):
+        with ignore_fp_errors():
             x._writable()[...] = r
         return
     out = x._writable()  # (x's memory may have moved: read both operands anew)

@@ -18,6 +18,7 @@ This module imports no Numba until the pool is first used (the helpers' polling 
 ``import flexarray`` stays cheap.
 """
 import collections
+import contextlib
 import os
 import threading
 import time
@@ -229,19 +230,11 @@ def run_items(fn, items, nthreads=None, pin=True):
         for it in items:
             fn(it)
         return
-    with _Pinned() if pin else _NoPin():
+    with _Pinned() if pin else contextlib.nullcontext():
         job = _Job(fn, items)
         _get_pool().post(job, min(nw, len(items)) - 1)
         job.drain()
         job.finish()
-
-
-class _NoPin:
-    def __enter__(self):
-        pass
-
-    def __exit__(self, *exc):
-        pass
 
 
 def run_split(fn, args, total, nthreads, pieces_per_thread=8):

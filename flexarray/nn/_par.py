@@ -11,6 +11,7 @@ worker thread takes whole blocks and runs single-threaded GEMMs (BLAS limited to
 for the duration of the call) and serial ``nogil`` Numba kernels: no barriers between
 blocks, L2-resident scratch per core, graceful degradation when the machine is busy.
 """
+import contextlib
 import threading
 
 import numpy as np
@@ -88,23 +89,15 @@ def _run(fn, items, parallel, blas, nw):
         # BLAS: OpenBLAS's idle threads spin after each GEMM and starve the next kernel
         # (measured under load: k7 s2 conv inline 38-211 ms with BLAS's threads, against
         # 14 ms on the workers).
-        with _SingleThreadedBLAS() if blas and len(items) > 1 else _NoLimit():
+        with _SingleThreadedBLAS() if blas and len(items) > 1 else contextlib.nullcontext():
             for it in items:
                 fn(it)
         return
-    with _SingleThreadedBLAS() if blas else _NoLimit():
+    with _SingleThreadedBLAS() if blas else contextlib.nullcontext():
         # Dynamic scheduling on the package's pool; the calling thread works too: one
         # thread fewer to wake (measured after an idle pause: a k7 s2 conv took 8.6 ms with
         # two pool threads, 7.2 ms this way).
         _threads.run_items(fn, items, nw)
-
-
-class _NoLimit:
-    def __enter__(self):
-        pass
-
-    def __exit__(self, *exc):
-        pass
 
 
 def run_ranges(fn, n, parallel=True):
