@@ -207,6 +207,48 @@ def test_svd_svdvals(data):
     assert np.all(np.diff(S, axis=-1) <= 0)  # descending
 
 
+@pytest.mark.parametrize("shape", [(3000, 20), (20, 3000), (12_000, 3)])
+@pytest.mark.parametrize("dt", [xp.float32, xp.float64, xp.complex128])
+@pytest.mark.parametrize("kind", ["random", "ill-conditioned", "rank-deficient", "nan"])
+def test_svd_of_tall_and_wide_matrices(shape, dt, kind):
+    """Tall and wide matrices take Cholesky QR instead of LAPACK (linalg._tall_svd) unless
+    they are too ill-conditioned for it: either way the reduced SVD and the singular values
+    are LAPACK's to its error bound, against NumPy in float64/complex128."""
+    rng = np.random.default_rng(sum(shape))
+    v = rng.standard_normal(shape)
+    if std_kind(dt) == "c":
+        v = v + 1j * rng.standard_normal(shape)
+    k = min(shape)
+    if kind == "ill-conditioned":  # singular values from 1 down to 1e-10
+        u0, _, vh0 = np.linalg.svd(v, full_matrices=False)
+        v = (u0 * np.logspace(0, -10, k)) @ vh0
+    elif kind == "rank-deficient":
+        v[..., :, -1] = v[..., :, 0] if shape[0] > shape[1] else v[..., :, -1]
+        v[..., -1, :] = v[..., 0, :] if shape[0] <= shape[1] else v[..., -1, :]
+    elif kind == "nan":
+        v[1, 1] = np.nan
+    v = v.astype(dt)
+    if kind == "nan":  # LAPACK's answer: LinAlgError, naming the function
+        for f in (la.svd, la.svdvals):
+            with pytest.raises(np.linalg.LinAlgError, match=f.__name__):
+                f(fx(v)) if f is la.svdvals else f(fx(v), full_matrices=False)
+        return
+    u, s, vh = la.svd(fx(v), full_matrices=False)
+    assert u.shape == (shape[0], k) and vh.shape == (k, shape[1]) and s.shape == (k,)
+    assert u.dtype == vh.dtype == dt and s.dtype == real(dt)
+    ref = np.linalg.svd(v.astype(np.complex128 if std_kind(dt) == "c" else np.float64),
+                        compute_uv=False)
+    bound = tol(dt, max(shape), ref[0])
+    assert_close(s, ref, bound, real(dt))
+    assert_close(la.svdvals(fx(v)), ref, bound, real(dt))
+    U, S, Vh = to_np(u).astype(complex), to_np(s), to_np(vh).astype(complex)
+    assert np.all(np.abs((U * S) @ Vh - v) <= bound * 4)
+    assert np.all(np.diff(S) <= 0)
+    if kind == "random":  # (singular vectors of tiny singular values are not unique)
+        assert np.all(np.abs(mh(U) @ U - np.eye(k)) <= tol(dt, max(shape), 1) * 4)
+        assert np.all(np.abs(Vh @ mh(Vh) - np.eye(k)) <= tol(dt, max(shape), 1) * 4)
+
+
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
 def test_matrix_rank_and_pinv(data):

@@ -162,6 +162,17 @@ HALF_MATMUL_KERNEL_MIN = 1 << 16
 INT_MATMUL_THREADS_MIN = 1 << 24
 
 
+# --- Factorizations -------------------------------------------------------------------
+# The reduced SVD (and svdvals) of one matrix at least this many times taller than wide
+# (or wider than tall), with at least this many elements, goes through Cholesky QR
+# (_kernels.linalg.tall) instead of LAPACK's gesdd. float64, this/gesdd time: 50,000 x 64
+# 0.15-0.2, 100,000 x 10 0.26, 2,000 x 20 0.35, 5,000 x 200 0.36, 10,000 x 500 0.54,
+# 500 x 20 0.75, 200 x 20 1.24; near-square shapes lose (1,000 x 500 1.08, 256^2 1.67).
+# (used by linalg._tall_svd)
+TALL_SVD_ASPECT = 4
+TALL_SVD_MIN = 10_000
+
+
 # --- FFT ------------------------------------------------------------------------------
 # Reals per call below which one thread is faster: ~0.25 ms (float32) to ~0.6 ms (float64)
 # of serial work; handing pieces to a worker thread cost 40-50 us here (measured: 8-32
