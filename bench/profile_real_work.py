@@ -2,6 +2,7 @@
 
     PYTHONPATH=. python bench/profile_real_work.py "Ridge.fit" --size medium [--calls 20]
         [--backend flexarray|numpy|numpy-api|torch|strict] [--sort tottime] [--top 30]
+        [--callers REGEX]
 
 Prints the top functions by own time and the call counts of flexarray's functions.
 """
@@ -24,6 +25,7 @@ def main():
     ap.add_argument("--calls", type=int, default=10)
     ap.add_argument("--sort", default="tottime")
     ap.add_argument("--top", type=int, default=30)
+    ap.add_argument("--callers", help="also print who calls functions matching this")
     args = ap.parse_args()
     import warnings
     warnings.simplefilter("ignore")
@@ -40,6 +42,8 @@ def main():
     print(f"{name} [{args.size}] on {args.backend}, {args.calls} calls")
     st = pstats.Stats(prof).strip_dirs().sort_stats(args.sort)
     st.print_stats(args.top)
+    if args.callers:
+        st.print_callers(args.callers)
 
 
 if __name__ == "__main__":

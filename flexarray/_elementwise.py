@@ -442,9 +442,10 @@ def clip(x, /, min=None, max=None):
     _check_category("clip", "real numeric", x._dtype)
     if min is None and max is None:
         return copy_of(x)
-    r = x._arr
-    for bound, func, what in ((min, np.maximum, "min"), (max, np.minimum, "max")):
+    bounds = []
+    for bound, what in ((min, "min"), (max, "max")):
         if bound is None:
+            bounds.append(None)
             continue
         if type(bound) is Array:
             _check_category("clip", "real numeric", bound._dtype, what)
@@ -467,10 +468,13 @@ def clip(x, /, min=None, max=None):
             raise TypeError(f"clip: '{what}' must be None, a flexarray array or a real Python "
                             f"scalar, got {type(bound).__name__}")
         try:
-            r = func(r, b)
+            np.broadcast_shapes(x.shape, np.shape(b))
         except ValueError:
             raise ValueError(f"clip: '{what}' of shape {np.shape(b)} does not broadcast with "
-                             f"x of shape {np.shape(r)}") from None
+                             f"x of shape {x.shape}") from None
+        bounds.append(b)
+    # one pass: np.clip is minimum(maximum(x, min), max) (NaN stays; max wins over min)
+    r = quiet(np.clip, (x._arr, *bounds))
     return wrap(r.astype(x._dtype, copy=False))
 
 

@@ -225,5 +225,28 @@ def where(condition, x1=_NOT_GIVEN, x2=_NOT_GIVEN, /):
     shapes = [condition.shape] + [v.shape for v in (x1, x2) if isinstance(v, Array)]
     broadcast_shape_of(shapes, "where", "'condition', 'x1' and 'x2' of shapes")
     a1, a2 = _where_operand(x1, dt, "x1"), _where_operand(x2, dt, "x2")
-    r = np.where(condition._arr, a1, a2)
+    r = _select(condition._arr, a1, a2, dt)
+    if r is None:
+        r = np.where(condition._arr, a1, a2)
     return wrap(r if r.dtype == dt else r.astype(dt))
+
+
+def _select(c, a1, a2, dt):
+    """``where`` by the bit-select kernel (``_kernels.elementwise.select``: 2-3x NumPy's
+    branching loop) when the operands are C-contiguous arrays of the result's shape or
+    scalars, of an item size it moves; None otherwise."""
+    n = c.size
+    if n < gates.SELECT_KERNEL_MIN or dt.itemsize not in (1, 2, 4, 8) or \
+            not c.flags.c_contiguous:
+        return None
+    ops = []
+    for a in (a1, a2):
+        if type(a) is not np.ndarray:
+            a = np.asarray(a, dt)  # a scalar
+        if a.size == 1 and a.ndim <= c.ndim:  # one element for all (broadcast)
+            a = a.reshape(1)
+        elif a.shape != c.shape or not a.flags.c_contiguous:
+            return None
+        ops.append(a)
+    from ._engines.dispatch import kernel_module
+    return kernel_module("elementwise.select").where(c, ops[0], ops[1], np.empty(c.shape, dt))

@@ -17,15 +17,22 @@ _F32 = np.dtype(np.float32)
 def all(x, /, *, axis=None, keepdims=False):
     """Whether every element over ``axis`` is true (nonzero; NaN counts as true). The empty
     reduction is True. Returns a bool array (0-d for a full reduction)."""
-    axes = reduction_axes("all", x, axis, keepdims)
-    return wrap(np.asarray(np.all(x._arr, axis=axes, keepdims=keepdims)))
+    return _truth(np.logical_and, "all", x, axis, keepdims)
 
 
 def any(x, /, *, axis=None, keepdims=False):
     """Whether any element over ``axis`` is true (nonzero; NaN counts as true). The empty
     reduction is False."""
-    axes = reduction_axes("any", x, axis, keepdims)
-    return wrap(np.asarray(np.any(x._arr, axis=axes, keepdims=keepdims)))
+    return _truth(np.logical_or, "any", x, axis, keepdims)
+
+
+def _truth(ufunc, func, x, axis, keepdims):
+    """``all``/``any``: the logical ufunc's reduce in bool, as ``np.all``/``np.any`` compute
+    it (without their ~1.5 us of Python)."""
+    axes = reduction_axes(func, x, axis, keepdims)
+    a = x._arr
+    r = ufunc.reduce(a, None if len(axes) == a.ndim else axes, np.bool_, None, keepdims)
+    return wrap(np.asarray(r))
 
 
 def _edge(value, name, x, ax, dt):

@@ -24,6 +24,13 @@ ELIDE_MIN = 1 << 16
 # (used by _kernels.elementwise.half.PARALLEL_MIN)
 HALF_THREADS_MIN = None
 
+# where(condition, x1, x2) from this many elements uses the bit-select kernel: NumPy's
+# where branches per element (~3.7 ns each with a random condition); the kernel, float64,
+# random condition: 2x at 12,000 elements, 3.0-3.7x at 40,000, 2.3-7x at 3.2M; 0.5x at
+# 5,000 (a Numba call costs ~3-5 us).
+# (used by _searching._select)
+SELECT_KERNEL_MIN = 1 << 13
+
 # An input whose innermost stride (in the output's order) is not 0 or +-1, e.g. a transposed
 # operand, is first copied into that order by copy.py's cache-blocked tiles: element-wise
 # gathers with a 2048-element stride measured 15x slower than the copy plus a contiguous pass.
@@ -72,6 +79,15 @@ REDUCE_OVERLAP_THREADS_MIN = 1 << 22
 # (used by _statistical.reduce_np)
 SHORT_AXIS_FOLD_MAX = 7
 SHORT_AXIS_FOLD_MIN_OUT = 256
+
+# A reduction over one long outer axis whose slices hold few elements (axis 0 of a
+# (2000, 20) C array: NumPy's reduce loop costs ~10 ns per slice) is a pairwise fold of
+# halves with the binary ufunc. NumPy time / fold time, float64 sum (max): 2000 x 3 2.0
+# (2.8), 2000 x 20 1.7 (2.2), 2000 x 64 1.0 (1.4), 50000 x 3 12 (17), 100000 x 8 3.0
+# (4.6); 200 x 20 0.5 (0.65), 1000 x 1000 0.44, 50000 x 64 0.7 (0.9).
+# (used by _statistical.reduce_np)
+ROW_FOLD_MIN_ROWS = 1024
+ROW_FOLD_MAX_OUT = 32
 
 # argmax/argmin use the Numba kernels (``flexarray._kernels.reductions.argminmax``) from these sizes.
 # Measured, NumPy time / kernel time (2 cores shared with other jobs, +-30%):
