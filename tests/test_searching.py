@@ -3,6 +3,7 @@ import bisect
 import math
 import re
 
+import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -268,6 +269,40 @@ def test_where(data):
     expected = np.where(cref, *(np.asarray(v, dt) if not isinstance(v, np.ndarray)
                                 else v.astype(dt) for v in refs))
     assert_bits(r, expected)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.float32, np.float64, np.bool_,
+                                   np.complex128, ml_dtypes.bfloat16])
+@pytest.mark.parametrize("form", ["arrays", "scalar x1", "0-d x2", "(1, 1) x1", "broadcast"])
+def test_where_on_large_operands_is_numpys(dtype, form):
+    """From gates.SELECT_KERNEL_MIN elements ``where`` runs the bit-select kernel: the
+    elements of NumPy's where, bit for bit (NaN payloads, signed zeros), for every form of
+    operand it takes and those it leaves to NumPy (complex, broadcast arrays)."""
+    rng = np.random.default_rng(3)
+    shape = (37, 300)
+    cond = rng.random(shape) < 0.5
+    a = (rng.standard_normal(shape) * 50).astype(dtype)
+    b = (rng.standard_normal(shape) * 50).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        a[0, :4] = [np.nan, -0.0, np.inf, -np.nan]
+        b[0, :4] = [-0.0, np.nan, 0.0, 1.0]
+    x1, x2 = fx(a), fx(b)
+    n1, n2 = a, b
+    if form == "scalar x1":
+        x1 = n1 = True if dtype is np.bool_ else 7
+    elif form == "0-d x2":
+        n2 = b[0, 1].reshape(())
+        x2 = fx(n2)
+    elif form == "(1, 1) x1":
+        n1 = a[:1, :1].copy()
+        x1 = fx(n1)
+    elif form == "broadcast":
+        n2 = b[:1].copy()
+        x2 = fx(n2)
+    got = to_np(xp.where(fx(cond), x1, x2))
+    expected = np.where(cond, n1, n2).astype(dtype)
+    assert got.shape == expected.shape and got.dtype == expected.dtype
+    assert np.array_equal(got.view(np.uint8), expected.view(np.uint8))
 
 
 def test_where_scalars_adopt_the_array_dtype():

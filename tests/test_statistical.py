@@ -400,6 +400,43 @@ def test_reduction_over_a_short_innermost_axis_matches_numpy_bit_for_bit(op, dty
         assert np.array_equal(np.signbit(got[nonzero]), np.signbit(expected[nonzero]))
         kept = to_np(getattr(xp, op)(x, axis=axis, keepdims=True))
         assert kept.shape == np.expand_dims(expected, axis).shape
+@pytest.mark.parametrize("op", ["sum", "prod", "max", "min", "mean", "var", "std"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+@pytest.mark.parametrize("shape,axis", [((2000, 20), 0), ((1025, 3), 0), ((4, 2001, 3), 1),
+                                        ((20, 2000), 1), ((3000, 1), 0)])
+def test_reduction_over_a_long_outer_axis_with_small_slices(op, dtype, shape, axis):
+    """The pairwise fold of halves (gates.ROW_FOLD_*) against NumPy: extrema and integer
+    sums exactly (NaN propagates), floating sums to the pairwise error bound, in C and
+    transposed layouts, with and without keepdims."""
+    rng = np.random.default_rng(sum(shape))
+    a = (rng.standard_normal(shape) * 3).astype(dtype)
+    if op == "prod":
+        a = (1 + a / 1e3).astype(dtype) if a.dtype.kind == "f" else np.sign(a).astype(dtype)
+    if a.dtype.kind == "f":
+        at = [0] * a.ndim
+        at[axis] = 77
+        a[tuple(at)] = np.nan  # one NaN, in the first output
+    for arr in (a, np.asfortranarray(a)):  # the long axis outermost in one of them
+        x = xp.asarray(arr)
+        for keepdims in (False, True):
+            got = to_np(getattr(xp, op)(x, axis=axis, keepdims=keepdims))
+            wide_arr = arr.astype(np.float64) if op in ("mean", "var", "std") else arr
+            with np.errstate(all="ignore"):
+                expected = getattr(np, op)(wide_arr, axis=axis, keepdims=keepdims)
+            assert got.shape == expected.shape
+            if a.dtype.kind == "i" and op in ("sum", "prod", "max", "min"):
+                assert np.array_equal(got, expected)
+                continue
+            assert np.array_equal(np.isnan(got), np.isnan(expected))
+            finite = ~np.isnan(expected)
+            bound = 8 * np.finfo(a.dtype if a.dtype.kind == "f" else np.float64).eps * \
+                np.sum(np.abs(wide_arr), axis=axis, keepdims=keepdims)[finite] + 1e-300
+            if op in ("var", "std"):
+                bound = bound * 50
+            assert np.all(np.abs(got[finite] - expected[finite]) <= bound + 1e-6 * (
+                a.dtype == np.float32) * np.abs(expected[finite]))
+
+
 def test_std_var_take_numpys_ddof_as_correction():
     """``ddof`` is accepted as NumPy's name for ``correction`` (xarray passes it)."""
     a = np.random.default_rng(5).random((4, 6))
