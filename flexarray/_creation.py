@@ -212,7 +212,7 @@ def _filled(func, shape, dtype, device, fill, like=None):
     else:
         shape = _shape(shape, func)
     dtype = _dt.default_float if dtype is None else dtype
-    check_alloc(shape, dtype.itemsize, func, f"an array of dtype {dtype}")
+    check_alloc(shape, dtype.itemsize, func, lambda: f"an array of dtype {dtype}")
     if fill is None:
         return wrap(_memory.empty(shape, dtype))
     if type(fill) is int and fill == 0:  # calloc: the system hands out zeroed pages lazily
@@ -342,7 +342,8 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
         except OverflowError:
             raise OverflowError(f"arange: start={start}, stop={stop}, step={step} are beyond "
                                 f"the float64 range") from None
-    check_alloc((n,), dtype.itemsize, "arange", f"the range from {start} to {stop} by {step}")
+    check_alloc((n,), dtype.itemsize, "arange",
+                lambda: f"the range from {start} to {stop} by {step}")
     if _dt.KIND[dtype] in "iu":
         info = np.iinfo(dtype)
         last = start + (n - 1) * step if n else start
@@ -364,7 +365,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     num = check_int(num, "linspace", "num")
     if num < 0:
         raise ValueError(f"linspace: 'num' must be a non-negative int, got {num}")
-    check_alloc((num,), 16, "linspace", f"num={num} samples")
+    check_alloc((num,), 16, "linspace", lambda: f"num={num} samples")
     try:  # Python ints beyond int64 would make NumPy compute in object dtype
         start, stop = (v if isinstance(v, complex) else float(v) for v in (start, stop))
     except OverflowError:

@@ -13,6 +13,10 @@ isdtype = _dt.isdtype
 
 
 def result_type(*arrays_and_dtypes):
+    if len(arrays_and_dtypes) == 2:  # the common call, two arrays (~1.5 us less)
+        a, b = arrays_and_dtypes
+        if type(a) is Array and type(b) is Array:
+            return _dt.promote(a._dtype, b._dtype, "result_type")
     return _dt.result_type(*arrays_and_dtypes)
 
 
@@ -51,12 +55,19 @@ def can_cast(from_, to, /):
     return _dt.can_cast(f, to)
 
 
+#: the finfo/iinfo objects, made once per dtype (as NumPy caches its own)
+_FINFO, _IINFO = {}, {}
+
+
 def finfo(type, /):
     """Limits of a floating-point dtype (or an array of one)."""
     d = _dtype_of(type, "finfo", "type")
     if _dt.KIND[d] not in "fc":
         raise TypeError(f"finfo: needs a floating-point dtype, got {d}; use iinfo() for ints")
-    return _dt.finfo_object(d)
+    info = _FINFO.get(d)
+    if info is None:
+        info = _FINFO[d] = _dt.finfo_object(d)
+    return info
 
 
 def iinfo(type, /):
@@ -64,4 +75,7 @@ def iinfo(type, /):
     d = _dtype_of(type, "iinfo", "type")
     if _dt.KIND[d] not in "iu":
         raise TypeError(f"iinfo: needs an integer dtype, got {d}; use finfo() for floats")
-    return _dt.iinfo_object(d)
+    info = _IINFO.get(d)
+    if info is None:
+        info = _IINFO[d] = _dt.iinfo_object(d)
+    return info

@@ -237,9 +237,18 @@ def _compute(name, func, args, dt, out=None):
 
 
 def _wrap(r):
+    """A fresh NumPy result as a new Array (``_array._new`` for a new buffer, inlined: this
+    runs once per elementwise call)."""
     if type(r) is not np.ndarray:
         r = np.asarray(r)
-    return _new(r, Buffer(), _BY_NP[r.dtype])
+    x = _new_array(Array)
+    x._arr = r
+    x._buf = Buffer()
+    x._dtype = _BY_NP[r.dtype]
+    return x
+
+
+_new_array = object.__new__
 
 
 def _allowed(cat):

@@ -138,13 +138,16 @@ def check_choice(value, choices, func: str, name: str):
     return value
 
 
-def check_alloc(shape, itemsize: int, func: str, what: str = "the result") -> None:
+def check_alloc(shape, itemsize: int, func: str, what="the result") -> None:
     """MemoryError naming the call when an array of ``shape`` cannot exist: more bytes than
-    the address space holds (NumPy would raise a ValueError without the context)."""
+    the address space holds (NumPy would raise a ValueError without the context). ``what``:
+    the array's description, or a function giving it (built only for the message)."""
     n = itemsize
     for s in shape:
         n *= max(s, 1)  # (NumPy refuses a huge dimension even beside a zero one)
     if n > sys.maxsize:
+        if callable(what):
+            what = what()
         raise MemoryError(f"{func}: {what} of shape {tuple(shape)} is beyond what NumPy "
                           f"can allocate (more than {sys.maxsize} bytes)")
 

@@ -64,11 +64,11 @@ class Info:
 
     @staticmethod
     def _names(kind):
+        names = _KINDS.get(kind) if type(kind) is str else None
+        if names is not None:
+            return names
         allowed = f"one of {', '.join(map(repr, _KINDS))}, a dtype, or a tuple of those"
         if type(kind) is str:
-            names = _KINDS.get(kind)
-            if names is not None:
-                return names
             try:  # a dtype's name or another spelling np.dtype() takes ("float32", "f4")
                 return (_dt.normalize(kind, "dtypes", "kind", allow_none=False).name,)
             except TypeError:

@@ -88,7 +88,9 @@ def arrays_arg(arrays, func: str) -> list:
 
 def _cast_all(arrays, func):
     """NumPy operands of ``arrays`` in their promoted dtype, and that dtype."""
-    dt = _dt.result_type(*arrays, func=func)
+    dt = arrays[0]._dtype
+    if any(a._dtype is not dt for a in arrays):
+        dt = _dt.result_type(*arrays, func=func)
     return [a._arr if a._dtype is dt else a._arr.astype(dt) for a in arrays], dt
 
 
@@ -142,6 +144,11 @@ def concat(arrays, /, *, axis=0):
     ops, dt = _cast_all(arrays, "concat")
     if axis is None:
         return wrap(np.concatenate([o.reshape(-1) for o in ops]))
+    if type(axis) is int and ops[0].ndim:  # NumPy checks the shapes; ours say why on error
+        try:
+            return wrap(np.concatenate(ops, axis=axis))
+        except ValueError:
+            pass
     ndim = arrays[0].ndim
     for i, a in enumerate(arrays):
         if a.ndim != ndim:
@@ -199,6 +206,9 @@ def squeeze(x, /, axis=None):
     """An O(1) view of ``x`` without the size-1 axes named by ``axis``. ``axis`` omitted
     (beyond the standard, which requires it; NumPy's and torch's meaning, cubed's groupby
     calls it so): every size-1 axis."""
+    if type(x) is Array and type(axis) is int and -x._arr.ndim <= axis < x._arr.ndim and \
+            x._arr.shape[axis] == 1:  # the common call (~1.5 us less)
+        return view_of(x, x._arr.squeeze(axis))
     check_array(x, "squeeze")
     if axis is None:
         axis = tuple(i for i, n in enumerate(x.shape) if n == 1)
@@ -251,14 +261,15 @@ def reshape(x, /, shape, *, copy=None):
     ``copy=True``: a copy, O(1) (a lazy copy of the view) when the strides allow a view.
     """
     if type(x) is Array and copy is None and type(shape) is tuple:
-        # the common call, a view by a tuple of non-negative ints (1.1 us instead of 3.4 us)
+        # the common call, a view by a tuple of ints (1.1 us instead of 3.4 us); NumPy
+        # refuses two -1s, as the checks below do (but takes -2 for -1: they refuse it)
         a = x._arr
         try:
             view = a.reshape(shape, copy=False)
         except (ValueError, TypeError):
             pass
         else:
-            if all(type(n) is int and n >= 0 for n in shape):
+            if all(type(n) is int and n >= -1 for n in shape):
                 return view_of(x, view)
     check_array(x, "reshape")
     check_copy(copy, "reshape")
