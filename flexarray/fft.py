@@ -16,6 +16,7 @@ or "forward" (the forward transform scales by 1/n).
 """
 from __future__ import annotations
 
+import sys
 
 import numpy as np
 
@@ -147,6 +148,7 @@ def _ihfft_kernel(a, n, axis, norm):
 
 _REAL_IN = frozenset(map(np.dtype, (np.float32, np.float64)))
 _COMPLEX_IN = frozenset(map(np.dtype, (np.complex64, np.complex128)))
+_MAX_N = sys.maxsize // 16     # longer: _length raises MemoryError
 
 
 def _one_dim(func, npfunc, kernel, real_in, half_in, x, n, axis, norm):
@@ -165,7 +167,10 @@ def _one_dim(func, npfunc, kernel, real_in, half_in, x, n, axis, norm):
         axis += nd
     m = a.shape[axis]
     default = 2 * (m - 1) if half_in else m
-    n = default if n is None and default >= 1 else _length(func, "n", n, default)
+    if n is None and default >= 1:
+        n = default
+    elif type(n) is not int or not 1 <= n <= _MAX_N:
+        n = _length(func, "n", n, default)
     if type(norm) is not str or norm not in _NORMS:
         _norm(func, norm)
     if kernel is None or n < _KERNEL_MIN_N[a.dtype]:
