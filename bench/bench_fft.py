@@ -25,8 +25,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import flexarray as xp  # noqa: E402
-from flexarray._kernels.fft import rfft as K  # noqa: E402
+import flexarray as xp
+from flexarray._kernels.fft import rfft as K
 
 try:
     import scipy.fft as sfft
@@ -124,8 +124,8 @@ def grid(reps):
                         x = np.fft.rfft(x)
                     npf, kf = getattr(np.fft, kind), getattr(K, kind)
                     inner = max(1, 20000 // (rows * n))
-                    t = measure({"np": lambda: npf(x, n), "k": lambda: kf(x, n)},
-                                reps, 3, inner)
+                    t = measure({"np": lambda f=npf, x=x, n=n: f(x, n),
+                                 "k": lambda f=kf, x=x, n=n: f(x, n)}, reps, 3, inner)
                     a, b = min(t["np"]), min(t["k"])
                     line += f"  {a / b:5.2f} [{a * 1e6:7.1f}]"
                 print(line, flush=True)
