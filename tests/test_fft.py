@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import flexarray as xp
-import flexarray.fft as xfft  # noqa: F401 (also binds xp.fft until __init__ imports it)
+import flexarray.fft as xfft  # (also binds xp.fft until __init__ imports it)
 from flexarray._kernels.fft import rfft as rfft_kernels
 
 TOL = {np.float32: 1e-5, np.float64: 1e-12, np.complex64: 1e-5, np.complex128: 1e-12}
