@@ -1,13 +1,23 @@
-"""Real FFT benchmark: flexarray vs numpy.fft, scipy.fft (workers=2) and torch.fft.
+"""FFT benchmark: flexarray.fft vs numpy.fft, scipy.fft and torch.fft, in one run.
 
-Run:  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/bench_fft.py [--reps N]
+Run:  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/bench_fft.py [--rounds N]
+      ... bench_fft.py --grid      the gate FFT_KERNEL_MIN_N_*: np.fft / kernel over (rows, n)
 
-Prints the best-of-N time of each library per case and the ratio other/flexarray
-(> 1 means flexarray is faster). All libraries are timed in one run, round-robin, so
-machine load hits them alike.
+Cases: the batched (256 x 4096) and 1-D (2^20) real FFTs, where flexarray's kernel runs,
+and small 1-D calls (256 points, and 64 segments of 256 as SciPy's spectral functions
+transform them), where flexarray goes straight to pocketfft and only its overhead shows.
+
+Timing: every round runs each library in turn, a block of calls each (the best call of the
+block counts: torch's OpenMP threads and flexarray's pool helpers keep polling for a while
+after a call, which would tax whichever library ran next). Printed: the best time of each
+library over the rounds, and the median over rounds of the per-round ratio
+other / flexarray.fft (> 1: flexarray faster). "kernel" is flexarray's Numba kernel called
+on NumPy arrays (no frontend); scipy runs with workers=2 on the big cases, as torch runs
+with 2 threads.
 """
 import argparse
 import os
+import statistics
 import sys
 import time
 
@@ -15,7 +25,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from flexarray._kernels.fft import rfft as K  # noqa: E402
+import flexarray as xp
+from flexarray._kernels.fft import rfft as K
 
 try:
     import scipy.fft as sfft
@@ -26,92 +37,115 @@ try:
 except ImportError:             # pragma: no cover
     torch = None
 
-CASES = [((256, 4096), np.float32), ((256, 4096), np.float64),
-         ((1, 1 << 20), np.float32), ((1, 1 << 20), np.float64)]
+BIG = [(kind, shape, dt) for kind in ("rfft", "irfft")
+       for shape in ((256, 4096), (1 << 20,)) for dt in (np.float32, np.float64)]
+SMALL = [(kind, shape, dt) for kind in ("fft", "ifft", "rfft", "irfft")
+         for shape in ((256,), (64, 256)) for dt in (np.float32, np.float64)]
+FA = "flexarray.fft"
 
 
-def _frontend():
-    """flexarray.fft.rfft/irfft on Arrays, when the frontend exists."""
-    try:
-        import flexarray as xp
-        from flexarray import fft as xfft
-        xfft.rfft
-        return xp, xfft
-    except Exception:
-        return None, None
-
-
-def candidates(kind, x, n):
-    """name -> zero-argument callable computing `kind` of x (rfft) or of its spectrum."""
-    c = {}
-    if kind == "rfft":
-        c["flexarray"] = lambda: K.rfft(x)
-        c["numpy"] = lambda: np.fft.rfft(x)
-        if sfft is not None:
-            c["scipy(w=2)"] = lambda: sfft.rfft(x, workers=2)
-        if torch is not None:
-            tx = torch.from_numpy(x)
-            c["torch"] = lambda: torch.fft.rfft(tx)
-        xp, xfft = _frontend()
-        if xp is not None:
-            ax = xp.asarray(x)
-            c["flexarray.fft"] = lambda: xfft.rfft(ax)
-    else:
-        c["flexarray"] = lambda: K.irfft(x, n)
-        c["numpy"] = lambda: np.fft.irfft(x, n)
-        if sfft is not None:
-            c["scipy(w=2)"] = lambda: sfft.irfft(x, n, workers=2)
-        if torch is not None:
-            tx = torch.from_numpy(x)
-            c["torch"] = lambda: torch.fft.irfft(tx, n)
-        xp, xfft = _frontend()
-        if xp is not None:
-            ax = xp.asarray(x)
-            c["flexarray.fft"] = lambda: xfft.irfft(ax, n=n)
+def candidates(kind, shape, dt, rng, big):
+    """name -> zero-argument callable computing `kind` along the last axis."""
+    x = rng.standard_normal(shape).astype(dt)
+    n = shape[-1]
+    if kind == "irfft":
+        x = np.fft.rfft(x)
+    elif kind in ("fft", "ifft"):
+        x = (x + 1j * rng.standard_normal(shape)).astype(np.result_type(dt, np.complex64))
+    ax = xp.asarray(x)
+    npf, xpf = getattr(np.fft, kind), getattr(xp.fft, kind)
+    c = {FA: lambda: xpf(ax, n=n), "numpy": lambda: npf(x, n)}
+    if sfft is not None:
+        spf, w = getattr(sfft, kind), (2 if big else 1)
+        c["scipy"] = lambda: spf(x, n, workers=w)
+    if torch is not None:
+        tx, tf = torch.from_numpy(x), getattr(torch.fft, kind)
+        c["torch"] = lambda: tf(tx, n)
+    if big:
+        kf = getattr(K, kind)
+        c["kernel"] = lambda: kf(x, n)
     return c
 
 
-def best_times(funcs, reps):
+def measure(funcs, rounds, block, inner):
+    """name -> best seconds per call in each round (a block of `block` timings of `inner`
+    calls each)."""
     for f in funcs.values():        # warm up (compiles, plans, thread pools)
         f()
         f()
-    best = {k: float("inf") for k in funcs}
-    for _ in range(reps):
+    per = {k: [] for k in funcs}
+    for _ in range(rounds):
         for k, f in funcs.items():
-            t0 = time.perf_counter()
-            f()
-            best[k] = min(best[k], time.perf_counter() - t0)
-    return best
+            best = float("inf")
+            for _ in range(block):
+                t0 = time.perf_counter()
+                for _ in range(inner):
+                    f()
+                best = min(best, (time.perf_counter() - t0) / inner)
+            per[k].append(best)
+    return per
+
+
+def table(title, cases, rounds, block, inner, unit, scale, big):
+    rng = np.random.default_rng(0)
+    rows = []
+    for kind, shape, dt in cases:
+        rows.append((kind, shape, dt, measure(candidates(kind, shape, dt, rng, big),
+                                              rounds, block, inner)))
+    names = []
+    for *_, t in rows:
+        names += [k for k in t if k not in names]
+    others = [k for k in names if k != FA]
+    print(f"\n{title}: best {unit} per call over {rounds} rounds; ratio = median over rounds "
+          f"of other / {FA} (> 1: flexarray faster)")
+    print(f"{'op':6} {'shape':>10} {'dtype':8}" + "".join(f"{k:>14}" for k in names)
+          + "".join(f"{k + '/fa':>12}" for k in others))
+    for kind, shape, dt, t in rows:
+        line = f"{kind:6} {'x'.join(map(str, shape)):>10} {np.dtype(dt).name:8}"
+        line += "".join(f"{min(t[k]) * scale:14.3f}" if k in t else f"{'-':>14}" for k in names)
+        line += "".join(f"{statistics.median(o / f for o, f in zip(t[k], t[FA])):12.2f}"
+                        if k in t else f"{'-':>12}" for k in others)
+        print(line, flush=True)
+
+
+def grid(reps):
+    """np.fft time / kernel time for rows x n (the gate FFT_KERNEL_MIN_N_*)."""
+    rng = np.random.default_rng(0)
+    for dt in (np.float64, np.float32):
+        for kind in ("rfft", "irfft"):
+            print(f"\n{np.dtype(dt).name} {kind}: np.fft / kernel (> 1: kernel faster) "
+                  f"[np.fft us], columns: rows")
+            print(f"{'n':>6}" + "".join(f"{r:>17}" for r in (1, 4, 16, 64, 256)))
+            for n in (256, 512, 1024, 2048, 4096, 16384):
+                line = f"{n:6}"
+                for rows in (1, 4, 16, 64, 256):
+                    x = rng.standard_normal((rows, n)).astype(dt)
+                    if kind == "irfft":
+                        x = np.fft.rfft(x)
+                    npf, kf = getattr(np.fft, kind), getattr(K, kind)
+                    inner = max(1, 20000 // (rows * n))
+                    t = measure({"np": lambda f=npf, x=x, n=n: f(x, n),
+                                 "k": lambda f=kf, x=x, n=n: f(x, n)}, reps, 3, inner)
+                    a, b = min(t["np"]), min(t["k"])
+                    line += f"  {a / b:5.2f} [{a * 1e6:7.1f}]"
+                print(line, flush=True)
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--reps", type=int, default=15)
+    ap.add_argument("--rounds", type=int, default=9)
+    ap.add_argument("--grid", action="store_true")
+    ap.add_argument("--small-only", action="store_true")
     args = ap.parse_args()
     if torch is not None:
         torch.set_num_threads(2)
-    rng = np.random.default_rng(0)
-    rows = []
-    for kind in ("rfft", "irfft"):
-        for shape, dt in CASES:
-            x = rng.standard_normal(shape).astype(dt)
-            n = shape[-1]
-            arg = x if kind == "rfft" else np.fft.rfft(x)
-            rows.append((kind, shape, dt, best_times(candidates(kind, arg, n), args.reps)))
-    names = []
-    for *_, t in rows:
-        names += [k for k in t if k not in names]
-    others = [k for k in names if k != "flexarray"]
-    head = f"{'op':6} {'shape':>12} {'dtype':8}" + "".join(f"{k:>14}" for k in names)
-    head += "".join(f"{k + '/fa':>16}" for k in others)
-    print("times in ms (best of %d); ratio = other / flexarray (> 1: flexarray faster)" % args.reps)
-    print(head)
-    for kind, shape, dt, t in rows:
-        line = f"{kind:6} {'x'.join(map(str, shape)):>12} {np.dtype(dt).name:8}"
-        line += "".join(f"{t[k] * 1e3:14.3f}" if k in t else f"{'-':>14}" for k in names)
-        line += "".join(f"{t[k] / t['flexarray']:16.2f}" if k in t else f"{'-':>16}"
-                        for k in others)
-        print(line)
+    if args.grid:
+        grid(args.rounds)
+        return
+    if not args.small_only:
+        table("Big real FFTs (flexarray's kernel)", BIG, args.rounds, 5, 1, "ms", 1e3, True)
+    table("Small calls (pocketfft behind flexarray's frontend)", SMALL, args.rounds, 5, 200,
+          "us", 1e6, False)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
 """The fft extension (Array API 2025.12): 14 functions.
 
 ``rfft``/``irfft`` (and the last axis of ``rfftn``/``irfftn``, and ``hfft``/``ihfft``) run
-flexarray's own Numba real FFT for power-of-two lengths: radix-4/2 butterflies on SIMD
-lanes, batches and huge transforms split over threads (see docs/fft.md). Everything else,
-and the other lengths, is pocketfft through NumPy.
+flexarray's own Numba real FFT for power-of-two lengths from 1024 (float32) / 2048
+(float64) points: radix-4/2 butterflies on SIMD lanes, batches and huge transforms split
+over threads (see docs/fft.md). Everything else, the shorter transforms and the other
+lengths, is pocketfft through NumPy, called with as little in front of it as possible.
 
 Precision follows the input: float32 -> complex64 -> float32, float64 -> complex128 ->
 float64, never silently upcast. float16/bfloat16 input computes in float32. Transforms of
@@ -15,12 +16,14 @@ or "forward" (the forward transform scales by 1/n).
 """
 from __future__ import annotations
 
+import sys
 
 import numpy as np
 
 from . import _dtypes as _dt
 from ._array import Array, wrap
 from ._device import check_device
+from ._engines import gates
 from ._helpers import check_alloc, check_array, check_choice, check_int, normalize_axis
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft",
@@ -110,75 +113,100 @@ def _axes(func, x, s, axes):
     return out, ax
 
 
-# --- the kernels -------------------------------------------------------------------------
+# --- the engines -------------------------------------------------------------------------
+# rfft/irfft/hfft/ihfft (and the last axis of rfftn/irfftn) run flexarray's kernel from these
+# lengths (by the compute dtype of the input); shorter transforms go straight to pocketfft
+# (NumPy), which beat the kernel there at every batch size.
+_KERNEL_MIN_N = {np.dtype(t): m for ts, m in (((np.float32, np.complex64), gates.FFT_KERNEL_MIN_N_F32),
+                                              ((np.float64, np.complex128), gates.FFT_KERNEL_MIN_N_F64))
+                 for t in ts}  # measured: flexarray/_engines/gates.py
 
-def _rfft_np(a, n, axis, norm):
+
+def _rfft_kernel(a, n, axis, norm):
     from ._kernels.fft import rfft as rfft_kernels
     return rfft_kernels.rfft(a, n, axis, norm)
 
 
-def _irfft_np(a, n, axis, norm):
+def _irfft_kernel(a, n, axis, norm):
     from ._kernels.fft import rfft as rfft_kernels
     return rfft_kernels.irfft(a, n, axis, norm)
 
 
-# --- one-dimensional ---------------------------------------------------------------------
+def _hfft_kernel(a, n, axis, norm):
+    return _irfft_kernel(np.conjugate(a), n, axis, _SWAP[norm])
 
-def _c2c(func, npfunc, x, n, axis, norm):
-    check_array(x, func)
-    a = _complex_input(func, x)
-    axis = normalize_axis(axis, x.ndim, func)
-    n = _length(func, "n", n, a.shape[axis])
-    return wrap(npfunc(a, n, axis, _norm(func, norm)))
+
+def _ihfft_kernel(a, n, axis, norm):
+    out = _rfft_kernel(a, n, axis, _SWAP[norm])
+    return np.conjugate(out, out=out)
+
+
+# --- one-dimensional ---------------------------------------------------------------------
+# One path for the six: the common case (float32/64 or complex64/128 input, an int axis, the
+# default n, a valid norm) costs a few attribute reads on top of pocketfft's ~4 us small
+# calls; anything else goes through the full checks, which raise the documented errors.
+
+_REAL_IN = frozenset(map(np.dtype, (np.float32, np.float64)))
+_COMPLEX_IN = frozenset(map(np.dtype, (np.complex64, np.complex128)))
+_MAX_N = sys.maxsize // 16     # longer: _length raises MemoryError
+
+
+def _one_dim(func, npfunc, kernel, real_in, half_in, x, n, axis, norm):
+    """A 1-D transform of x along axis: npfunc (NumPy's function of the same name) or, from
+    _KERNEL_MIN_N on, kernel (same signature), on x read in the compute dtype (real_in:
+    real, else complex). half_in: x is a half spectrum, n defaults to 2*(m-1)."""
+    if not isinstance(x, Array):
+        check_array(x, func)
+    a = x._arr
+    if a.dtype not in (_REAL_IN if real_in else _COMPLEX_IN):
+        a = (_real_input if real_in else _complex_input)(func, x)
+    nd = a.ndim
+    if type(axis) is not int or not -nd <= axis < nd:
+        axis = normalize_axis(axis, nd, func)
+    elif axis < 0:
+        axis += nd
+    m = a.shape[axis]
+    default = 2 * (m - 1) if half_in else m
+    if n is None and default >= 1:
+        n = default
+    elif type(n) is not int or not 1 <= n <= _MAX_N:
+        n = _length(func, "n", n, default)
+    if type(norm) is not str or norm not in _NORMS:
+        _norm(func, norm)
+    if kernel is None or n < _KERNEL_MIN_N[a.dtype]:
+        return wrap(npfunc(a, n, axis, norm))
+    return wrap(kernel(a, n, axis, norm))
 
 
 def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
     """One-dimensional discrete Fourier transform along `axis` (cut or zero-padded to n)."""
-    return _c2c("fft", np.fft.fft, x, n, axis, norm)
+    return _one_dim("fft", np.fft.fft, None, False, False, x, n, axis, norm)
 
 
 def ifft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
     """One-dimensional inverse discrete Fourier transform along `axis`."""
-    return _c2c("ifft", np.fft.ifft, x, n, axis, norm)
+    return _one_dim("ifft", np.fft.ifft, None, False, False, x, n, axis, norm)
 
 
 def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
     """Real-input FFT along `axis`: n//2 + 1 complex outputs (float32 -> complex64)."""
-    check_array(x, "rfft")
-    a = _real_input("rfft", x)
-    axis = normalize_axis(axis, x.ndim, "rfft")
-    n = _length("rfft", "n", n, a.shape[axis])
-    return wrap(_rfft_np(a, n, axis, _norm("rfft", norm)))
+    return _one_dim("rfft", np.fft.rfft, _rfft_kernel, True, False, x, n, axis, norm)
 
 
 def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
     """Inverse of :func:`rfft`: n real outputs (default n = 2*(m-1), m = x.shape[axis])."""
-    check_array(x, "irfft")
-    a = _complex_input("irfft", x)
-    axis = normalize_axis(axis, x.ndim, "irfft")
-    n = _length("irfft", "n", n, 2 * (a.shape[axis] - 1))
-    return wrap(_irfft_np(a, n, axis, _norm("irfft", norm)))
+    return _one_dim("irfft", np.fft.irfft, _irfft_kernel, False, True, x, n, axis, norm)
 
 
 def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
     """FFT of a signal with Hermitian symmetry given by its first half: n real outputs
     (default n = 2*(m-1))."""
-    check_array(x, "hfft")
-    a = _complex_input("hfft", x)
-    axis = normalize_axis(axis, x.ndim, "hfft")
-    n = _length("hfft", "n", n, 2 * (a.shape[axis] - 1))
-    return wrap(_irfft_np(np.conjugate(a), n, axis, _SWAP[_norm("hfft", norm)]))
+    return _one_dim("hfft", np.fft.hfft, _hfft_kernel, False, True, x, n, axis, norm)
 
 
 def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
     """Inverse of :func:`hfft` for real input: n//2 + 1 complex outputs."""
-    check_array(x, "ihfft")
-    a = _real_input("ihfft", x)
-    axis = normalize_axis(axis, x.ndim, "ihfft")
-    n = _length("ihfft", "n", n, a.shape[axis])
-    out = _rfft_np(a, n, axis, _SWAP[_norm("ihfft", norm)])
-    np.conjugate(out, out=out)
-    return wrap(out)
+    return _one_dim("ihfft", np.fft.ihfft, _ihfft_kernel, True, False, x, n, axis, norm)
 
 
 # --- n-dimensional -----------------------------------------------------------------------
@@ -213,7 +241,9 @@ def rfftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
     if not ax:
         return wrap(a.astype(_COMPLEX[a.dtype.char]))
     s = [a.shape[i] for i in ax] if s is None else s
-    out = _rfft_np(a, s[-1], ax[-1], norm)
+    if s[-1] < _KERNEL_MIN_N[a.dtype]:
+        return wrap(np.fft.rfftn(a, s, ax, norm))
+    out = _rfft_kernel(a, s[-1], ax[-1], norm)
     if len(ax) > 1:
         out = np.fft.fftn(out, s[:-1], ax[:-1], norm)
     return wrap(out)
@@ -234,9 +264,11 @@ def irfftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
         if s[-1] < 1:
             raise ValueError(f"irfftn: the default output length 2*(m-1) is {s[-1]} for "
                              f"m={a.shape[ax[-1]]} along axis {ax[-1]}; pass 's' and 'axes'")
+    if s[-1] < _KERNEL_MIN_N[a.dtype]:
+        return wrap(np.fft.irfftn(a, s, ax, norm))
     if len(ax) > 1:
         a = np.fft.ifftn(a, s[:-1], ax[:-1], norm)
-    return wrap(_irfft_np(a, s[-1], ax[-1], norm))
+    return wrap(_irfft_kernel(a, s[-1], ax[-1], norm))
 
 
 # --- helpers -----------------------------------------------------------------------------

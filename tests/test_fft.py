@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import flexarray as xp
-import flexarray.fft as xfft  # noqa: F401 (also binds xp.fft until __init__ imports it)
+import flexarray.fft as xfft  # (also binds xp.fft until __init__ imports it)
 from flexarray._kernels.fft import rfft as rfft_kernels
 
 TOL = {np.float32: 1e-5, np.float64: 1e-12, np.complex64: 1e-5, np.complex128: 1e-12}
@@ -345,13 +345,71 @@ def test_irfftn(data, xv):
 def test_round_trips_on_the_kernel_sizes():
     rng = np.random.default_rng(11)
     for dt in (np.float32, np.float64):
-        v = normal(rng, (3, 8, 256), dt)
+        v = normal(rng, (3, 4, 2048), dt)
         x = fx(v)
-        back = xp.fft.irfftn(xp.fft.rfftn(x), s=[3, 8, 256], axes=[0, 1, 2])
+        back = xp.fft.irfftn(xp.fft.rfftn(x), s=[3, 4, 2048], axes=[0, 1, 2])
         assert back.dtype == x.dtype
         assert_close(np_of(back), wide(v), dt)
-        back = xp.fft.hfft(xp.fft.ihfft(x, axis=1), n=8, axis=1)
+        back = xp.fft.hfft(xp.fft.ihfft(x), n=2048)
         assert_close(np_of(back), wide(v), dt)
+
+
+REAL_FAMILY = {"rfft": (REALS, np.fft.rfft), "ihfft": (REALS, np.fft.ihfft),
+               "irfft": (COMPLEXES, np.fft.irfft), "hfft": (COMPLEXES, np.fft.hfft)}
+
+
+@pytest.mark.parametrize("name", sorted(REAL_FAMILY))
+def test_kernel_gate_engines_and_results(name, monkeypatch):
+    """Around the kernel-length gate: shorter transforms go to pocketfft, longer ones to
+    flexarray's kernel; both give NumPy's results and dtypes (cut, padded, any axis)."""
+    dtypes, ref = REAL_FAMILY[name]
+    calls = []
+    for hook in ("_rfft_kernel", "_irfft_kernel"):
+        orig = getattr(xfft, hook)
+        monkeypatch.setattr(xfft, hook, lambda a, n, axis, norm, orig=orig:
+                            calls.append(n) or orig(a, n, axis, norm))
+    rng = np.random.default_rng(5)
+    for dt in dtypes:
+        lim = xfft._KERNEL_MIN_N[np.dtype(dt)]
+        for n in (lim // 2, lim - 2, lim, 2 * lim):
+            for shape, axis in (((3, n), -1), ((n, 2), 0)):
+                v = normal(rng, shape, dt)
+                for nn, norm in ((None, "backward"), (n, "ortho"), (n // 2 + 2, "forward")):
+                    calls.clear()
+                    got = getattr(xp.fft, name)(fx(v), n=nn, axis=axis, norm=norm)
+                    want = ref(wide(v), nn, axis, norm)
+                    assert got.shape == want.shape
+                    assert got.dtype == (expected_real(dt) if name in ("irfft", "hfft")
+                                         else expected_complex(dt))
+                    assert_close(np_of(got), want, REAL.get(np.dtype(dt).type, dt))
+                    length = want.shape[axis] if name in ("irfft", "hfft") else (
+                        v.shape[axis] if nn is None else nn)
+                    assert bool(calls) == (length >= lim), (dt, n, nn, calls)
+
+
+def test_kernel_gate_n_dim():
+    rng = np.random.default_rng(6)
+    for dt in (np.float32, np.float64):
+        lim = xfft._KERNEL_MIN_N[np.dtype(dt)]
+        for m in (lim // 2, lim):
+            v = normal(rng, (4, m), dt)
+            got = xp.fft.rfftn(fx(v), s=[3, m], axes=[0, 1], norm="ortho")
+            want = np.fft.rfftn(wide(v), [3, m], [0, 1], "ortho")
+            assert_close(np_of(got), want, dt)
+            assert got.dtype == CPLX[dt]
+            back = xp.fft.irfftn(got, s=[3, m], axes=[0, 1], norm="ortho")
+            assert_close(np_of(back), np.fft.irfftn(want, [3, m], [0, 1], "ortho"), dt)
+            assert back.dtype == dt
+
+
+def test_explicit_n_takes_the_checks():
+    x = fx(np.ones(8))
+    for bad, exc in ((True, TypeError), (np.int64(0), ValueError), (-3, ValueError),
+                     (1 << 62, MemoryError)):
+        with pytest.raises(exc, match="rfft"):
+            xp.fft.rfft(x, n=bad)
+    assert xp.fft.rfft(x, n=np.int64(6)).shape == (4,)
+    assert xp.fft.fft(x, axis=np.int64(0)).shape == (8,)
 
 
 @pytest.mark.parametrize("dt", [xp.float16, xp.bfloat16])

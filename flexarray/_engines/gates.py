@@ -212,6 +212,15 @@ BLUESTEIN_MIN_N = 256
 # (used by _kernels.fft.rfft.BLUESTEIN_MIN_FACTOR)
 BLUESTEIN_MIN_FACTOR = 251
 
+# Transform lengths below which rfft/irfft/hfft/ihfft go straight to pocketfft (np.fft),
+# whatever the batch: the kernel's short rows lost to it at every batch size. Measured
+# (bench/bench_fft.py --grid: np.fft time / kernel time over 1-256 rows, 2 threads, the
+# range over batch sizes): float64 n=256 0.36-0.63, n=1024 0.75-1.27, n=2048 1.08-2.12;
+# float32 n=512 rfft 0.81-1.74 / irfft 0.63-0.74, n=1024 0.76-2.48, n=4096 1.48-7.96.
+# (used by fft._KERNEL_MIN_N)
+FFT_KERNEL_MIN_N_F32 = 1024
+FFT_KERNEL_MIN_N_F64 = 2048
+
 
 # --- nn -------------------------------------------------------------------------------
 # Below this many multiply-adds a GEMM engine runs inline (no worker threads): waking the
