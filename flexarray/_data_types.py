@@ -6,6 +6,7 @@ import numpy as np
 from . import _dtypes as _dt
 from ._array import Array, copy_of, wrap
 from ._device import check_device
+from ._helpers import ignore_fp_errors
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
@@ -44,7 +45,7 @@ def astype(x, dtype, /, *, copy=True, device=None):
     if dtype is x._dtype:
         return copy_of(x) if copy else x
     _dt.check_complex_cast(x._dtype, dtype, "astype")
-    with np.errstate(all="ignore"):
+    with ignore_fp_errors():
         return wrap(x._arr.astype(dtype))
 
 
