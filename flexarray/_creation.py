@@ -99,6 +99,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
     """
     if type(obj) is Array and dtype is None and device is None and copy is None:
         return obj  # the common case, without the checks below (~0.15 us less)
+    if type(obj) is float and dtype is None and device is None and copy is not False:
+        return wrap(np.array(obj, _dt.default_float))  # a Python float (~2 us less)
     dtype = _check_dtype(dtype, "asarray")
     check_device(device, "asarray")
     check_copy(copy, "asarray")
