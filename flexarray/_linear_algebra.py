@@ -74,7 +74,8 @@ def matmul(x1, x2, /):
         raise ValueError(f"matmul: x1 {s1} has {k1} columns but x2 {s2} has {k2} rows; "
                          f"they must match")
     try:
-        np.broadcast_shapes(s1[:-2], s2[:-2])
+        if len(s1) > 2 and len(s2) > 2:  # (batch dimensions on one side only always fit)
+            np.broadcast_shapes(s1[:-2], s2[:-2])
     except ValueError:
         raise ValueError(f"matmul: the batch dimensions of x1 {s1} and x2 {s2} do not "
                          f"broadcast") from None

@@ -20,7 +20,8 @@ import numpy as np
 from . import _dtypes as _dt
 from ._array import Array, copy_of, view_of, wrap
 from ._engines import gates
-from ._helpers import cast_result, check_array, check_bool, check_int, normalize_axes
+from ._helpers import (cast_result, check_array, check_bool, check_int, ignore_fp_errors,
+                       normalize_axes)
 from ._linear_algebra import (as_compute, compute_np, matmul, matmul_np, matrix_transpose,
                               numeric_pair, tensordot, vecdot)
 from ._statistical import accumulation_dtype, sum_np
@@ -109,7 +110,7 @@ def _no_inf(a):
 def _lapack(func, f, *args, **kwargs):
     """Call NumPy's LAPACK wrapper ``f``; its LinAlgError names our function."""
     try:
-        with np.errstate(all="ignore"):
+        with ignore_fp_errors():
             return f(*args, **kwargs)
     except LinAlgError as e:
         raise LinAlgError(f"{func}: {e}") from None
