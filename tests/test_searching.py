@@ -274,13 +274,15 @@ def test_where(data):
 @pytest.mark.parametrize("dtype", [np.int8, np.int16, np.float32, np.float64, np.bool_,
                                    np.complex128, ml_dtypes.bfloat16])
 @pytest.mark.parametrize("form", ["arrays", "scalar x1", "0-d x2", "(1, 1) x1", "broadcast"])
-def test_where_on_large_operands_is_numpys(dtype, form):
-    """From gates.SELECT_KERNEL_MIN elements ``where`` runs the bit-select kernel: the
-    elements of NumPy's where, bit for bit (NaN payloads, signed zeros), for every form of
-    operand it takes and those it leaves to NumPy (complex, broadcast arrays)."""
+@pytest.mark.parametrize("truth", ["random", "all True", "all False"])
+def test_where_on_large_operands_is_numpys(dtype, form, truth):
+    """From gates.SELECT_KERNEL_MIN elements ``where`` runs the bit-select kernel (or a copy
+    of one side when the condition is all True or all False): the elements of NumPy's
+    where, bit for bit (NaN payloads, signed zeros), for every form of operand it takes and
+    those it leaves to NumPy (complex, broadcast arrays)."""
     rng = np.random.default_rng(3)
     shape = (37, 300)
-    cond = rng.random(shape) < 0.5
+    cond = rng.random(shape) < {"random": 0.5, "all True": 2, "all False": -1}[truth]
     a = (rng.standard_normal(shape) * 50).astype(dtype)
     b = (rng.standard_normal(shape) * 50).astype(dtype)
     if np.dtype(dtype).kind == "f":
