@@ -178,12 +178,17 @@ def sum_np(a: np.ndarray, axes: tuple, out_dt, keepdims: bool = False) -> np.nda
 
 
 def _accumulate(func, x, axis, dtype, keepdims):
-    if (type(x) is Array and axis is None and dtype is None and keepdims is False
-            and x._dtype in _NATIVE_ACCUMULATION and x._arr.size < dispatch.KERNEL_MIN):
-        # the common small case (~1.5 us less): NumPy's whole-array reduce in x's own dtype,
-        # exactly what the general path below computes there
-        with ignore_fp_errors():
-            return wrap(_UFUNCS[func].reduce(x._arr, None))
+    if (type(x) is Array and dtype is None and x._dtype in _NATIVE_ACCUMULATION
+            and x._arr.size < dispatch.KERNEL_MIN):
+        # the common small cases (~1.5 us less), exactly what the general path below
+        # computes there: NumPy's whole-array reduce in x's own dtype, or one axis
+        a = x._arr
+        if axis is None and keepdims is False:
+            with ignore_fp_errors():
+                return wrap(_UFUNCS[func].reduce(a, None))
+        if type(axis) is int and -a.ndim <= axis < a.ndim and (keepdims is False or
+                                                                keepdims is True):
+            return wrap(reduce_np(func, a, (axis % a.ndim,), a.dtype, keepdims))
     axes = reduction_axes(func, x, axis, keepdims)
     _check_numeric(func, x)
     out_dt = accumulation_dtype(func, x._dtype, dtype)
