@@ -22,7 +22,7 @@ import sys
 import numpy as np
 
 from . import _dtypes as _dt
-from ._buffer import Buffer, lazy_copy, track, unshare
+from ._buffer import Buffer, lazy_copy, pinned_buffer, track, unshare
 from ._device import CPU, check_device
 
 __all__ = ["Array", "Buffer", "copy_of", "wrap", "wrap_foreign", "view_of"]
@@ -54,7 +54,7 @@ def wrap(nd) -> "Array":
 def wrap_foreign(nd: np.ndarray) -> "Array":
     """An Array sharing memory it does not own (an import, as NumPy's ``asarray`` shares):
     writes go to that memory (raise if it is read-only); copies of it are real copies."""
-    return _new(nd, Buffer(pinned=True), _dt.from_np(nd.dtype))
+    return _new(nd, pinned_buffer(), _dt.from_np(nd.dtype))
 
 
 def copy_of(x: "Array") -> "Array":
