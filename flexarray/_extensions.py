@@ -368,10 +368,52 @@ def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=Fa
 _OPTIMIZE = (False, True, "greedy", "optimal")
 
 
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _interleaved(first, rest):
+    """NumPy's interleaved ``einsum(x, sub_x, y, sub_y, ..., [sub_out])`` as the
+    subscripts string and the operands."""
+    args = (first,) + rest
+    operands, terms = list(args[0::2]), []
+    sublists = list(args[1::2])
+    out = None
+    if len(args) % 2:  # a trailing output sublist
+        out = operands.pop()
+        if isinstance(out, Array):
+            raise TypeError("einsum: the interleaved form pairs every operand with a "
+                            "sublist of ints; the last operand has none")
+        sublists.append(out)
+
+    def letters(sublist, what):
+        if not isinstance(sublist, (list, tuple)):
+            raise TypeError(f"einsum: {what} must be a list of ints (and ...), got "
+                            f"{type(sublist).__name__}")
+        term = []
+        for s in sublist:
+            if s is Ellipsis:
+                term.append("...")
+            elif isinstance(s, (int, np.integer)) and not isinstance(s, bool) and \
+                    0 <= s < len(_LETTERS):
+                term.append(_LETTERS[s])
+            else:
+                raise ValueError(f"einsum: {what} holds {s!r}; allowed: ints in [0, "
+                                 f"{len(_LETTERS)}) and ...")
+        return "".join(term)
+
+    for i, sub in enumerate(sublists[:len(operands)]):
+        terms.append(letters(sub, f"the sublist of operand {i}"))
+    subscripts = ",".join(terms)
+    if out is not None:
+        subscripts += "->" + letters(out, "the output sublist")
+    return subscripts, tuple(operands)
+
+
 @names_its_errors
 def einsum(subscripts, /, *operands, dtype=None, casting="safe", optimize=True):
-    """Einstein summation, NumPy's ``einsum(subscripts, *operands)`` (the subscripts-string
-    form, with ``...`` and implicit output).
+    """Einstein summation, NumPy's ``einsum(subscripts, *operands)``: the subscripts-string
+    form (with ``...`` and implicit output), or NumPy's interleaved form
+    ``einsum(x, [0, 1], y, [1, 2], [0, 2])`` (sublists of ints in [0, 52) and ``...``).
 
     ``optimize`` (True, "greedy", "optimal", False, or a path from ``np.einsum_path``)
     chooses the contraction order; NumPy's einsum runs the pairwise contractions (BLAS
@@ -379,10 +421,11 @@ def einsum(subscripts, /, *operands, dtype=None, casting="safe", optimize=True):
     promotion of the operands, or ``dtype`` (reached under ``casting``, NumPy's rule
     names: "no", "equiv", "safe", "same_kind", "unsafe").
     """
+    if isinstance(subscripts, Array):
+        subscripts, operands = _interleaved(subscripts, operands)
     if not isinstance(subscripts, str):
-        raise TypeError(f"einsum: 'subscripts' must be a str such as 'ij,jk->ik', got "
-                        f"{type(subscripts).__name__} (NumPy's interleaved operand/sublist "
-                        f"form runs through np.einsum)")
+        raise TypeError(f"einsum: 'subscripts' must be a str such as 'ij,jk->ik' or an array "
+                        f"(the interleaved form), got {type(subscripts).__name__}")
     if not operands:
         raise ValueError("einsum: needs at least one operand")
     for i, o in enumerate(operands):

@@ -276,10 +276,44 @@ def test_einsum_result_does_not_share_memory():
         np.testing.assert_array_equal(np.asarray(x), before)
 
 
+@pytest.mark.parametrize("sublists,out", [
+    ([[0, 1], [1, 2]], [0, 2]),          # matmul, explicit output
+    ([[0, 1], [1, 2]], None),            # implicit output
+    ([[1, 0]], None),                    # a transpose
+    ([[Ellipsis, 1]], [Ellipsis]),       # a sum over the last axis, broadcast dimensions
+    ([[0, 1]], []),                      # a full sum
+    ([[0, 51], [51, 2]], [2, 0]),        # the last letter NumPy allows
+])
+def test_einsum_interleaved_form_against_numpy(sublists, out):
+    """NumPy's interleaved form ``einsum(x, sublist, y, sublist, [out])``."""
+    rng = np.random.default_rng(len(sublists))
+    extent = {Ellipsis: 3}
+    args_np, args_fx = [], []
+    for sub in sublists:
+        a = rng.standard_normal(tuple(extent.setdefault(s, 2 + len(extent)) for s in sub))
+        args_np += [a, sub]
+        args_fx += [xp.asarray(a), sub]
+    tail = [] if out is None else [out]
+    got = xp.einsum(*args_fx, *tail)
+    assert type(got) is type(xp.asarray(0))
+    np.testing.assert_allclose(np.asarray(got), np.einsum(*args_np, *tail), rtol=1e-12,
+                               atol=1e-12)
+
+
+def test_einsum_interleaved_form_bad_input():
+    x = xp.ones((2, 3))
+    with pytest.raises(TypeError, match="einsum: the interleaved form pairs every operand"):
+        xp.einsum(x, [0, 1], x)
+    with pytest.raises(ValueError, match="einsum: the sublist of operand 0 holds 52"):
+        xp.einsum(x, [0, 52])
+    with pytest.raises(TypeError, match="einsum: the sublist of operand 0 must be a list"):
+        xp.einsum(x, 3)
+
+
 def test_einsum_bad_input():
     x = xp.ones((2, 2))
     with pytest.raises(TypeError, match="subscripts"):
-        xp.einsum(x, [0, 1])
+        xp.einsum([0, 1], x)
     with pytest.raises(TypeError, match=r"operands\[1\]"):
         xp.einsum("ij,jk", x, np.ones((2, 2)))
     with pytest.raises(ValueError, match="optimize"):
