@@ -279,7 +279,7 @@ class Array:
     def __bool__(self):
         a = self._arr
         if a.ndim == 0 and self._dtype in _NATIVE_SCALARS:
-            return a.__bool__()  # the common case: NumPy's own conversion (~0.1 us less)
+            return bool(a)  # the common case: NumPy's own conversion (~0.1 us less)
         return bool(self._scalar("bool"))
 
     def __complex__(self):
@@ -288,7 +288,7 @@ class Array:
     def __float__(self):
         a = self._arr
         if a.ndim == 0 and self._dtype in _NATIVE_REAL:
-            return a.__float__()  # the common case: NumPy's own conversion (~0.1 us less)
+            return float(a)  # the common case: NumPy's own conversion (~0.1 us less)
         if _dt.KIND[self._dtype] == "c":
             raise TypeError("float() of a complex array; take real() or abs() first")
         return float(self._scalar("float"))
