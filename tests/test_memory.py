@@ -99,3 +99,18 @@ def test_threads_never_share_a_live_block(src):
     assert len({ptr(r) for r in results.values()}) == len(results)
     for (k, _), r in results.items():
         np.testing.assert_array_equal(np.asarray(r), v * (k + 1))
+
+
+def test_the_pool_is_off_under_cubed_unless_asked_for(src, monkeypatch):
+    """cubed bounds each task's memory (allowed_mem) and cannot see blocks kept warm here:
+    in a process that imported cubed, results are not pooled, unless FLEXARRAY_POOL_BYTES
+    was given."""
+    v, x = src
+    monkeypatch.setitem(__import__("sys").modules, "cubed", object())
+    monkeypatch.setattr(_memory, "CAP_GIVEN", False)
+    a = xp.exp(x)
+    assert not any(np.shares_memory(b, a._arr) for b in _memory._blocks)
+    np.testing.assert_array_equal(np.asarray(a), np.exp(v))
+    monkeypatch.setattr(_memory, "CAP_GIVEN", True)
+    b = xp.exp(x)
+    assert any(np.shares_memory(blk, b._arr) for blk in _memory._blocks)
