@@ -83,7 +83,7 @@ def _forward_eliding(name, func):
     elide_min, apply_elided = _elementwise.ELIDE_MIN, _elementwise.apply_elided
 
     def op(self, other):
-        if not isinstance(other, OPERAND_TYPES):
+        if type(other) is not Array and not isinstance(other, OPERAND_TYPES):
             return NotImplemented
         if (self._arr.size >= elide_min and sys.getrefcount(self) <= _TEMP_REFS
                 and _called_by_operator()):
