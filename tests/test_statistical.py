@@ -437,6 +437,38 @@ def test_reduction_over_a_long_outer_axis_with_small_slices(op, dtype, shape, ax
                 a.dtype == np.float32) * np.abs(expected[finite]))
 
 
+@pytest.mark.parametrize("op", ["sum", "prod", "max", "min", "mean", "var"])
+@pytest.mark.parametrize("axis", [0, 1, None, (0, 1)])
+@pytest.mark.parametrize("layout", ["C", "F", "int32"])
+def test_large_reductions_split_over_threads_match_numpy(op, axis, layout):
+    """From gates.REDUCE_SPLIT_MIN elements NumPy's reduce runs in pieces on the pool's
+    threads: extrema and integer sums exactly NumPy's, floating sums to the error bound,
+    whichever axis the pieces cut (the outermost: reduced in C order for axis 0, kept in F
+    order)."""
+    from flexarray._engines import gates
+    shape = (gates.REDUCE_SPLIT_MIN // 512 + 3, 517)
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal(shape)
+    if op == "prod":
+        a = 1 + a / 1e4
+    if layout == "int32":
+        a = rng.integers(-1000, 1000, shape).astype(np.int32)
+    elif layout == "F":
+        a = np.asfortranarray(a)
+    assert a.size >= gates.REDUCE_SPLIT_MIN
+    got = to_np(getattr(xp, op)(xp.asarray(a), axis=axis))
+    kw = {"dtype": np.int64} if layout == "int32" and op in ("sum", "prod") else {}
+    expected = getattr(np, op)(a, axis=axis, **kw)
+    assert got.shape == np.shape(expected)
+    if op in ("max", "min") or (layout == "int32" and op in ("sum", "prod")):
+        assert np.array_equal(got, expected)
+    else:
+        scale = np.sum(np.abs(a.astype(np.float64)), axis=axis) / (
+            1 if op in ("sum", "prod") else a.size / np.size(expected))
+        bound = 64 * np.finfo(np.float64).eps * (scale if op != "var" else scale ** 2 + 1)
+        assert np.all(np.abs(got - expected) <= bound)
+
+
 def test_std_var_take_numpys_ddof_as_correction():
     """``ddof`` is accepted as NumPy's name for ``correction`` (xarray passes it)."""
     a = np.random.default_rng(5).random((4, 6))

@@ -89,6 +89,13 @@ SHORT_AXIS_FOLD_MIN_OUT = 256
 ROW_FOLD_MIN_ROWS = 1024
 ROW_FOLD_MAX_OUT = 32
 
+# NumPy's reductions (those the kernels do not take: float64 sums, max/min, ...) from this
+# many elements are cut along the outermost axis into pieces on the pool's threads (NumPy
+# releases the GIL). Sum over axis 0 of float64 (n, 64), NumPy time / split time, with the
+# other core busy (load 3-4): 512K elements 1.0, 1M 1.26, 2M 1.41, 3.2M 1.40, 4M 1.29.
+# (used by _statistical._reduce_split)
+REDUCE_SPLIT_MIN = 1 << 20
+
 # argmax/argmin use the Numba kernels (``flexarray._kernels.reductions.argminmax``) from these sizes.
 # Measured, NumPy time / kernel time (2 cores shared with other jobs, +-30%):
 # - the axis is not the most contiguous dim (e.g. axis 0 of a C array; the kernel scans
