@@ -1,8 +1,6 @@
 """Data type functions (the standard's 6)."""
 import builtins
 
-import numpy as np
-
 from . import _dtypes as _dt
 from ._array import Array, copy_of, wrap
 from ._device import check_device

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _dtypes as _dt
 from . import _array, _memory, _special, _threads
-from ._array import Array, Buffer, _new, copy_of, wrap
+from ._array import Array, Buffer, copy_of, wrap
 from ._buffer import is_private
 
 # --- the table ----------------------------------------------------------------------------
