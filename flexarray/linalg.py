@@ -438,7 +438,8 @@ def _check_ord(func, ord, allowed=None):
 
 
 def _pnorm(a, axes, p, keepdims):
-    """p-norm of the absolute values ``a`` (real, nonnegative) over ``axes``."""
+    """p-norm of the absolute values ``a`` (real, nonnegative) over ``axes``; for p = 2 ``a``
+    may be any real array (squares need no absolute value: one pass less)."""
     if p == _INF:
         return np.max(a, axis=axes, keepdims=keepdims, initial=0.0)
     if p == -_INF:
@@ -448,7 +449,7 @@ def _pnorm(a, axes, p, keepdims):
     if p == 1:
         return np.sum(a, axis=axes, keepdims=keepdims)
     if p == 2:
-        r = np.sqrt(np.sum(a * a, axis=axes, keepdims=keepdims))
+        r = np.sqrt(sum_np(np.square(a), axes, a.dtype, keepdims))
     else:
         r = np.sum(a ** p, axis=axes, keepdims=keepdims) ** (1.0 / p)
     if p > 1:
@@ -458,6 +459,7 @@ def _pnorm(a, axes, p, keepdims):
         lo, hi = float(info.smallest_normal) ** (1.0 / p), float(info.max) ** (1.0 / p)
         bad = ~((r >= lo) & (r < hi))
         if bad.any():
+            a = np.abs(a)
             m = np.max(a, axis=axes, keepdims=True, initial=0.0)
             ok = (m > 0) & np.isfinite(m)
             safe = np.where(ok, m, 1.0)
@@ -478,8 +480,12 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     _check_ord("vector_norm", ord)
     axes = normalize_axes(axis, x.ndim, "vector_norm")
     rdt = _real(x._dtype)
-    with np.errstate(all="ignore"):
-        a = np.abs(as_compute(x._arr, rdt) if _dt.KIND[x._dtype] == "f" else x._arr)
+    with ignore_fp_errors():
+        if _dt.KIND[x._dtype] == "f":
+            a = as_compute(x._arr, rdt)
+            a = a if ord == 2 else np.abs(a)
+        else:
+            a = np.abs(x._arr)
         r = _pnorm(a, axes, ord, keepdims)
     return _out(r, rdt)
 
