@@ -184,6 +184,13 @@ SORT_TIES_MAXRUN = 32
 RADIX_THREADS_MIN = 1 << 16
 
 
+# unique_* of integer (and bool) arrays from this many elements, when their values span at
+# most as many integers as there are elements: one counting pass (_kernels.sort.counting)
+# instead of a sort. Measured: (filled in below)
+# (used by _sets.COUNTING_MIN)
+UNIQUE_COUNTING_MIN = 1 << 9
+
+
 # --- Matrix products ------------------------------------------------------------------
 # below this many multiply-adds the exact float64 path wins for every integer dtype
 # (used by _engines.__init__._INT_SMALL)
