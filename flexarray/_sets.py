@@ -13,7 +13,8 @@ Engines (gates: ``flexarray/_engines/gates.py``, Sorting):
 - otherwise a sort of the flattened input: NumPy's SIMD sort for ``unique_values`` and
   ``unique_counts``, its SIMD argsort for ``unique_inverse`` and ``unique_all`` (first
   occurrences are the smallest index of each run, ``minimum.reduceat``, so no stable sort
-  is needed). float16 and bfloat16 sort as float32 (exact).
+  is needed). float16 and bfloat16 sort as float32 (exact); complex arrays use NumPy's
+  stable argsort (NaN sorts in several places).
 """
 from __future__ import annotations
 
@@ -89,15 +90,16 @@ def _unique(x, func, need):
         return r
     n = flat.size
     key = flat.astype(np.float32) if x._dtype in _dt.HALF else flat
-    if need in ("values", "counts"):
+    complex_ = key.dtype.kind == "c"  # (NaN comes in several places: a stable sort)
+    if need == "values" or (need == "counts" and not complex_):
         s = key.copy()  # (the ndarray methods skip NumPy's Python wrappers)
         s.sort()
         perm = None
     else:
-        perm = key.argsort()
+        perm = key.argsort(kind="stable" if complex_ else None)
         s = key[perm]
-        if n and s[-1] != s[-1]:  # NaNs (each its own value) in the order they occur
-            perm[s.searchsorted(s[-1]):].sort()
+        if n and s[-1] != s[-1] and not complex_:  # NaNs (each its own value) in the
+            perm[s.searchsorted(s[-1]):].sort()   # order they occur
     new = np.empty(n, np.bool_)  # True where a sorted element starts a new value
     if n:
         new[0] = True
