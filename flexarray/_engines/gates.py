@@ -189,7 +189,9 @@ RADIX_THREADS_MIN = 1 << 16
 
 # unique_* of integer (and bool) arrays from this many elements, when their values span at
 # most as many integers as there are elements: one counting pass (_kernels.sort.counting)
-# instead of a sort. Measured: (filled in below)
+# instead of a sort. Measured (us; int64 with 10 values, counting / sort, while a benchmark
+# ran on the other core): unique_counts 128: 11 / 10, 512: 11 / 14, 2,000: 16 / 21,
+# 50,000: 88 / 149; unique_all 128: 16 / 20, 512: 18 / 37, 2,000: 23 / 61, 50,000: 467 / 890.
 # (used by _sets.COUNTING_MIN)
 UNIQUE_COUNTING_MIN = 1 << 9
 
