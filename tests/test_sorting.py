@@ -203,8 +203,8 @@ def test_simd_sorts_made_stable_on_both_sides_of_their_gates(dtype, kind, monkey
 
 
 def test_tie_repair_gives_up_on_long_runs():
-    from flexarray._kernels.sort import ties
     from flexarray import _sorting
+    from flexarray._kernels.sort import ties
     v = np.repeat(np.arange(3.0), _sorting.TIES_MAXRUN + 1)[None, ::-1].copy()
     p = v.argsort(axis=-1)
     assert not ties.stable_ties(v, p, _sorting.TIES_MAXRUN)
