@@ -1,10 +1,11 @@
 """Indexing functions: take, take_along_axis.
 
 Indices are bounds-checked here, in the frontend (IndexError naming the bad index), and
-negative indices count from the end. ``take`` of a C-contiguous array gathers with the
-Numba kernel of ``flexarray._kernels.copy.gather`` from ``GATHER_MIN`` elements (1.3x
-``np.take`` on one thread with ``x`` in cache, 1.0x on random reads of DRAM, plus the second
-core); other layouts and ``take_along_axis`` use NumPy's gathers.
+negative indices count from the end. ``take`` of single elements (along the last axis of a
+C-contiguous array) gathers with the Numba kernel of ``flexarray._kernels.copy.gather``
+from ``GATHER_MIN`` elements (1.3x ``np.take`` on one thread with ``x`` in cache, 1.0x on
+random reads of DRAM, plus the second core); whole rows (``take(x, idx, axis=0)`` of a 2-D
+``x``), other layouts and ``take_along_axis`` use NumPy's gathers (gates.py, Copies).
 """
 from __future__ import annotations
 
@@ -65,7 +66,8 @@ def take(x, indices, /, *, axis=None):
     idx = checked_indices(idx, x.shape[ax], "take")
     a = x._arr
     shape = a.shape[:ax] + idx.shape + a.shape[ax + 1:]
-    if a.size and a.flags.c_contiguous and math.prod(shape) >= GATHER_MIN:
+    if (a.size and a.flags.c_contiguous and math.prod(shape) >= GATHER_MIN
+            and math.prod(a.shape[ax + 1:]) == 1):  # rows of a 2-D x: NumPy's memcpy
         from ._engines.dispatch import kernel_module
         return wrap(kernel_module("copy.gather").take(a, idx, ax, _memory.empty(shape, a.dtype)))
     return wrap(np.take(a, idx, axis=ax))

@@ -180,7 +180,8 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     if dt is _dt.bfloat16 or dt != a1.dtype or dt != a2.dtype:
         work = np.float32 if dt in _dt.HALF else dt
         a1, a2 = a1.astype(work, copy=False), a2.astype(work, copy=False)
-    return index_result(np.searchsorted(a1, a2, side=side, sorter=sorter))
+    r = a1.searchsorted(a2, side=side, sorter=sorter)  # (the method: no NumPy wrapper)
+    return wrap(r) if type(r) is np.ndarray and r.dtype == _INDEX else index_result(r)
 
 
 def _where_operand(v, dt, name):

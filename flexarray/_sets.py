@@ -1,10 +1,20 @@
 """Set functions: isin, unique_all, unique_counts, unique_inverse, unique_values.
 
 Uniqueness is value equality (``equal``): every NaN (and every complex value with a NaN
-component) is distinct, with a count of one; ``-0.0`` and ``+0.0`` are one value, reported
-as whichever occurs first (by ``unique_values``: either one, as it uses NumPy's faster
-unstable sort). Unique values come out in ascending order (NaN last), found by one stable
-sort of the flattened input, so ``indices`` are first occurrences.
+component) is distinct, with a count of one, in the order the NaNs occur; ``-0.0`` and
+``+0.0`` are one value, reported as the first of them to occur. Unique values come out in
+ascending order (NaN last); ``indices`` are first occurrences.
+
+Engines (gates: ``flexarray/_engines/gates.py``, Sorting):
+
+- integer and bool arrays of ``COUNTING_MIN`` elements or more whose values span at most
+  as many integers as there are elements: one counting pass
+  (``flexarray._kernels.sort.counting``: counts, first occurrences, codes);
+- otherwise a sort of the flattened input: NumPy's SIMD sort for ``unique_values`` and
+  ``unique_counts``, its SIMD argsort for ``unique_inverse`` and ``unique_all`` (first
+  occurrences are the smallest index of each run, ``minimum.reduceat``, so no stable sort
+  is needed). float16 and bfloat16 sort as float32 (exact); complex arrays use NumPy's
+  stable argsort (NaN sorts in several places).
 """
 from __future__ import annotations
 
@@ -16,8 +26,12 @@ import numpy as np
 from . import _dtypes as _dt
 from ._array import Array, wrap
 from ._helpers import check_array, check_bool
+from ._engines import gates
 
 __all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
+
+
+COUNTING_MIN = gates.UNIQUE_COUNTING_MIN  # measured: flexarray/_engines/gates.py
 
 
 class UniqueAllResult(NamedTuple):
@@ -37,55 +51,104 @@ class UniqueInverseResult(NamedTuple):
     inverse_indices: Array
 
 
-def _unique(x, func, with_perm):
-    """(values, first indices, inverse indices, counts) as NumPy arrays; the last three are
-    None unless ``with_perm``."""
+def _dense(x, flat, need):
+    """``_unique`` by counting (small-range integers), or None when the range is wide."""
+    n = flat.size
+    if n < COUNTING_MIN or x._dtype.kind not in "iub":
+        return None
+    a = flat.view(np.uint8) if flat.dtype == np.bool_ else flat
+    lo, hi = a.min(), a.max()
+    nbins = int(hi) - int(lo) + 1
+    if nbins > n:
+        return None
+    from ._engines.dispatch import kernel_module
+    counts, first, codes = kernel_module("sort.counting").dense(
+        a, lo, nbins, need in ("inverse", "all"))
+    present = counts.nonzero()[0]
+    values = flat[first[present]]
+    if codes is not None:
+        lut = np.empty(nbins, np.int64)
+        lut[present] = np.arange(present.size)
+        codes = lut[codes].reshape(x.shape)
+    return values, first[present], codes, counts[present]
+
+
+def _first_zero(values, flat):
+    """Give the zero among the sorted ``values`` (if any) the sign of the first zero in
+    ``flat`` (a SIMD sort may hand one zero's sign to the others)."""
+    i = values.searchsorted(0)
+    if i < values.size and values[i] == 0:
+        values[i] = flat[(flat == 0).argmax()]
+
+
+def _unique(x, func, need):
+    """(values, first indices, inverse indices, counts) as NumPy arrays; those that
+    ``need`` ("values", "counts", "inverse" or "all") does not ask for may be None."""
     check_array(x, func)
     flat = x._arr.reshape(-1)
+    if (r := _dense(x, flat, need)) is not None:
+        return r
     n = flat.size
-    key = flat.astype(np.float32) if x._dtype is _dt.bfloat16 else flat
-    if with_perm:
-        perm = np.argsort(key, kind="stable")
-        s = key[perm]
+    key = flat.astype(np.float32) if x._dtype in _dt.HALF else flat
+    complex_ = key.dtype.kind == "c"  # (NaN comes in several places: a stable sort)
+    if need == "values" or (need == "counts" and not complex_):
+        s = key.copy()  # (the ndarray methods skip NumPy's Python wrappers)
+        s.sort()
+        perm = None
     else:
-        s = np.sort(key)
+        perm = key.argsort(kind="stable" if complex_ else None)
+        s = key[perm]
+        if n and s[-1] != s[-1] and not complex_:  # NaNs (each its own value) in the
+            perm[s.searchsorted(s[-1]):].sort()   # order they occur
     new = np.empty(n, np.bool_)  # True where a sorted element starts a new value
     if n:
         new[0] = True
         np.not_equal(s[1:], s[:-1], out=new[1:])  # NaN != NaN: each NaN stands alone
-    if not with_perm:
-        return s[new].astype(x._dtype, copy=False), None, None, None
-    first = perm[new]
+    values = s[new]
+    if key.dtype.kind == "f":
+        _first_zero(values, key)
+    values = values.astype(x._dtype, copy=False)
+    if need == "values":
+        return values, None, None, None
+    starts = new.nonzero()[0]
+    counts = np.empty(starts.size, np.int64)  # (np.diff(append=) costs ~5 us)
+    np.subtract(starts[1:], starts[:-1], out=counts[:-1])
+    counts[-1:] = n - starts[-1:]
+    if perm is None:
+        return values, None, None, counts
     inverse = np.empty(n, np.int64)
-    inverse[perm] = np.cumsum(new) - 1
-    starts = np.flatnonzero(new)
-    counts = np.diff(starts, append=n)
-    return (flat[first], first.astype(np.int64, copy=False), inverse.reshape(x.shape),
-            counts.astype(np.int64, copy=False))
+    inverse[perm] = new.cumsum() - 1
+    first = None
+    if need == "all" and n:
+        first = np.minimum.reduceat(perm, starts).astype(np.int64, copy=False)
+        values = flat[first]  # the first of equal values (-0.0 or +0.0)
+    elif need == "all":
+        first = np.empty(0, np.int64)
+    return values, first, inverse.reshape(x.shape), counts
 
 
 def unique_values(x, /):
     """The distinct elements of ``x`` (flattened), ascending (each NaN distinct, last)."""
-    return wrap(_unique(x, "unique_values", False)[0])
+    return wrap(_unique(x, "unique_values", "values")[0])
 
 
 def unique_counts(x, /):
     """``(values, counts)``: the distinct elements of ``x`` and how often each occurs."""
-    v, _, _, c = _unique(x, "unique_counts", True)
+    v, _, _, c = _unique(x, "unique_counts", "counts")
     return UniqueCountsResult(wrap(v), wrap(c))
 
 
 def unique_inverse(x, /):
     """``(values, inverse_indices)``: ``values[inverse_indices]`` rebuilds ``x`` (shape of x;
     signed zeros may come back as the other zero)."""
-    v, _, inv, _ = _unique(x, "unique_inverse", True)
+    v, _, inv, _ = _unique(x, "unique_inverse", "inverse")
     return UniqueInverseResult(wrap(v), wrap(inv))
 
 
 def unique_all(x, /):
     """``(values, indices, inverse_indices, counts)``: the distinct elements, the index of
     each one's first occurrence in flattened ``x``, the inverse, and the counts."""
-    v, first, inv, c = _unique(x, "unique_all", True)
+    v, first, inv, c = _unique(x, "unique_all", "all")
     return UniqueAllResult(wrap(v), wrap(first), wrap(inv), wrap(c))
 
 

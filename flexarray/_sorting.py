@@ -9,12 +9,22 @@ for unsigned). ``sort`` negates the sorted key back, which restores every bit (s
 included). Complex arrays have no order: TypeError. bfloat16 sorts as float32 (exact; NumPy's
 bfloat16 comparisons misplace NaN).
 
-Engine: the stable LSD radix sort of ``flexarray._kernels.sort.radix`` (32/64-bit integers and
-every float dtype) for axes of ``RADIX_MIN`` elements or more: measured 5-12x NumPy's stable
-sort and 2-5x its SIMD quicksort at 1M elements, 3-10x at 64K, and at 4K 2.8x for float32,
-1.0x for int64 (a call costs ~10 us; NumPy wins below). Otherwise NumPy's sorts
-(``kind='stable'`` when stability is asked for, else its SIMD quicksort), which radix-sort
-8/16-bit integers and bool themselves.
+Engines (gates and their measurements: ``flexarray/_engines/gates.py``, Sorting):
+
+- ``sort`` of integers and bools is NumPy's default sort (SIMD quicksort) whatever
+  ``stable`` says: equal integers are the same bits, so every correct sort is the stable
+  one. Floats from ``TIES_MIN`` elements: NumPy's SIMD sort, then
+  ``_kernels.sort.ties.stable_values`` puts the only equal-comparing elements whose bits
+  differ (runs of ``-0.0``/``+0.0`` and of NaNs) in their original order (O(log n) a row
+  when there are none). float16 from ``RADIX_MIN`` elements along the axis: the radix kernel.
+- ``argsort(stable=True)`` of 32/64-bit numbers (``TIES_MIN`` elements or more, axes up to
+  ``TIES_MAX``): NumPy's SIMD argsort, then ``ties.stable_ties`` sorts the indices inside
+  each run of equal values; a run longer than ``TIES_MAXRUN`` (many ties) hands the call
+  to the radix kernel (``flexarray._kernels.sort.radix``, axes of ``RADIX_MIN`` or more)
+  or to NumPy's stable sort. Longer axes: the radix kernel.
+- ``stable=False``: NumPy's SIMD sorts (float16 argsort: the radix kernel).
+- Everything else and small calls: NumPy's sorts (``kind='stable'`` when stability is asked
+  for), which radix-sort 8/16-bit integers and bool themselves.
 """
 from __future__ import annotations
 
@@ -28,18 +38,30 @@ from ._engines import gates
 __all__ = ["argsort", "sort"]
 
 RADIX_MIN = gates.RADIX_KERNEL_MIN  # measured: flexarray/_engines/gates.py
+TIES_MIN = gates.SORT_TIES_MIN
+TIES_MAX = gates.SORT_TIES_MAX
+TIES_MAXRUN = gates.SORT_TIES_MAXRUN
+
+#: dtypes NumPy sorts and argsorts with SIMD (x86-simd-sort), after bfloat16 -> float32
+_SIMD = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64,
+                                        np.uint32, np.uint64))
 
 
 def _prepare(func, x, axis, descending, stable):
     check_array(x, func)
     descending = check_bool(descending, func, "descending")
-    kind = "stable" if check_bool(stable, func, "stable") else None
+    stable = check_bool(stable, func, "stable")
     a = ordered_operand(x, func)
     if x.ndim == 0:
         raise AxisError(f"{func}: 'x' must have at least one dimension to sort along, got a "
                         f"0-d array")
     ax = normalize_axis(axis, x.ndim, func)
-    return a, ax, descending, kind
+    return a, ax, descending, stable
+
+
+def _ties():
+    from ._engines.dispatch import kernel_module
+    return kernel_module("sort.ties")
 
 
 def _radix_rows(x, ax):
@@ -65,26 +87,69 @@ def _unrows(r, x, ax):
     return np.moveaxis(r.reshape(shape[:ax] + shape[ax + 1:] + (shape[ax],)), -1, ax)
 
 
+def _last(a, ax):
+    """``a`` with axis ``ax`` moved last (a view)."""
+    return a if ax == a.ndim - 1 else np.moveaxis(a, ax, -1)
+
+
+def _rows(m):
+    """``m`` (sorted axis last) as 2-D rows: a view of C-contiguous results (np.argsort's
+    are); inputs may come back as a copy (the kernels only read those)."""
+    return m if m.ndim == 2 else m.reshape(-1, m.shape[-1])
+
+
 def _reverse_key(a):
     """A key whose ascending order is ``a``'s descending order (NaN still last)."""
     return np.negative(a) if a.dtype.kind == "f" else np.invert(a)
 
 
+def _sorted_key(x, key, ax, stable):
+    """``key`` (x's ordered operand, reversed for descending) sorted along ``ax``."""
+    floats = key.dtype.kind == "f"  # (equal integers and bools are the same bits: any
+    # sort of them is the stable one)
+    if floats and stable and key.size >= TIES_MIN and key.dtype in _SIMD:
+        m = _last(key, ax)
+        r = np.array(m, order="C")  # (np.sort's copy keeps m's layout: rows would copy)
+        r.sort(axis=-1)
+        _ties().stable_values(_rows(r), _rows(m))
+        return r if ax == key.ndim - 1 else np.moveaxis(r, -1, ax)
+    r = key.copy()  # the ndarray methods skip np.sort's Python wrapper (~0.3 us)
+    r.sort(axis=ax, kind="stable" if floats and stable else None)
+    return r
+
+
 def sort(x, /, *, axis=-1, descending=False, stable=True):
     """A sorted copy of ``x`` along ``axis`` (NaN last; stable by default)."""
-    a, ax, descending, kind = _prepare("sort", x, axis, descending, stable)
-    if (radix := _radix_rows(x, ax)) is not None:
+    a, ax, descending, stable = _prepare("sort", x, axis, descending, stable)
+    if a.dtype == np.float16 and stable and (radix := _radix_rows(x, ax)) is not None:
         return wrap(_unrows(radix[0].sort(radix[1], descending), x, ax))
+    key = _reverse_key(a) if descending else a
+    r = _sorted_key(x, key, ax, stable)
     if descending:
-        r = _reverse_key(np.sort(_reverse_key(a), axis=ax, kind=kind))
-    else:
-        r = np.sort(a, axis=ax, kind=kind)
+        r = _reverse_key(r)
     return wrap(r.astype(x._dtype, copy=False))
+
+
+def _stable_argsort(key, ax):
+    """NumPy's SIMD argsort of ``key`` along ``ax`` made stable, or None (long tie runs)."""
+    m = _last(key, ax)
+    p = m.argsort(axis=-1)
+    if not _ties().stable_ties(_rows(m), _rows(p), TIES_MAXRUN):
+        return None
+    return p if ax == key.ndim - 1 else np.moveaxis(p, -1, ax)
 
 
 def argsort(x, /, *, axis=-1, descending=False, stable=True):
     """int64 indices that sort ``x`` along ``axis`` (NaN last; stable by default)."""
-    a, ax, descending, kind = _prepare("argsort", x, axis, descending, stable)
+    a, ax, descending, stable = _prepare("argsort", x, axis, descending, stable)
+    key = _reverse_key(a) if descending else a
+    n = a.shape[ax]
+    if not stable and a.dtype != np.float16:
+        return index_result(key.argsort(axis=ax))
+    if (stable and a.size >= TIES_MIN and a.dtype in _SIMD
+            and n <= TIES_MAX[a.dtype.itemsize]
+            and (p := _stable_argsort(key, ax)) is not None):
+        return index_result(p)
     if (radix := _radix_rows(x, ax)) is not None:
         return index_result(_unrows(radix[0].argsort(radix[1], descending), x, ax))
-    return index_result(np.argsort(_reverse_key(a) if descending else a, axis=ax, kind=kind))
+    return index_result(key.argsort(axis=ax, kind="stable" if stable else None))

@@ -71,8 +71,12 @@ def test_take_large_gathers_on_threads(dtype):
     ref = (rng.standard_normal((64, 3000, 3)) * 4).astype(dtype)
     iref = rng.integers(-3000, 3000, 2000)
     assert 64 * 2000 * 3 >= gather.PARALLEL_MIN / 8  # several thread pieces per row block
-    r = xp.take(xp.asarray(ref), xp.asarray(iref), axis=1)
+    r = xp.take(xp.asarray(ref), xp.asarray(iref), axis=1)  # rows of 3: NumPy's take
     assert_bits(r, np.take(ref, iref, axis=1))
+    out = np.empty((64, 2000, 3), ref.dtype)  # the kernel's rows path, called directly
+    assert_bits(xp.asarray(gather.take(ref, iref % 3000, 1, out)), np.take(ref, iref, axis=1))
+    r = xp.take(xp.asarray(ref[:, :, 0].copy()), xp.asarray(iref), axis=1)  # the kernel
+    assert_bits(r, np.take(ref[:, :, 0], iref, axis=1))
     flat = ref.reshape(-1)
     iflat = rng.integers(0, flat.size, gather.PARALLEL_MIN + 7)
     assert_bits(xp.take(xp.asarray(flat), xp.asarray(iflat)), flat[iflat])
@@ -194,3 +198,20 @@ def test_take_with_a_python_int_drops_the_axis_as_numpy():
         xp.take(x, 3, axis=1)
     with pytest.raises(TypeError, match="'indices' must be a flexarray array, got bool"):
         xp.take(x, True, axis=1)
+
+
+def test_take_rows_go_to_numpy_and_elements_to_the_kernel(monkeypatch):
+    """Both sides of the gather gate's row rule: take(x, idx, axis=0) of a 2-D x copies rows
+    with NumPy; along the last axis the kernel gathers elements. Same results."""
+    from flexarray import _indexing
+    from flexarray._kernels.copy import gather
+    calls = []
+    real = gather.take
+    monkeypatch.setattr(gather, "take", lambda *a: calls.append(a[2]) or real(*a))
+    monkeypatch.setattr(_indexing, "GATHER_MIN", 0)
+    rng = np.random.default_rng(3)
+    ref = rng.standard_normal((50, 7))
+    for axis, idx in ((0, rng.permutation(50)), (1, rng.integers(-7, 7, 30))):
+        r = xp.take(xp.asarray(ref), xp.asarray(idx), axis=axis)
+        assert_bits(r, np.take(ref, idx, axis=axis))
+    assert calls == [1]

@@ -138,3 +138,57 @@ BAD = [
 def test_bad_input(call, exc, message):
     with pytest.raises(exc, match=message):
         call()
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int32", "int64", "uint64", "bool",
+                                   "float64", "float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("spread", ["narrow", "wide"])
+def test_unique_on_both_sides_of_the_counting_gate(dtype, spread, monkeypatch):
+    """Counting (small-range integers, _kernels.sort.counting) and sorting engines against
+    NumPy's np.unique (NaNs each their own value), on both sides of COUNTING_MIN and of the
+    range rule; the engine that ran is checked through the kernel module."""
+    from flexarray import _sets
+    from flexarray._kernels.sort import counting
+    rng = np.random.default_rng(11)
+    calls = []
+    real = counting.dense
+    monkeypatch.setattr(counting, "dense", lambda *a: calls.append(1) or real(*a))
+    for n in (_sets.COUNTING_MIN - 1, _sets.COUNTING_MIN, 3001):
+        if dtype == "bool":
+            ref = rng.random(n) < 0.3
+        elif spread == "narrow":
+            ref = rng.integers(-3, 9, n)
+        else:
+            ref = rng.integers(-10**6, 10**6, n) if dtype not in ("int8", "uint8") else \
+                rng.integers(0, 2, n) * 100
+        ref = ref.astype(getattr(xp, dtype))
+        if dtype == "uint64":
+            ref = ref + np.uint64(2**63)  # values above int64's range: exact differences
+        if ref.dtype.kind == "f" or dtype == "bfloat16":
+            ref[::17] = np.nan
+            ref[1::13] = -0.0
+            ref[5::11] = 0.0
+        ref = ref.reshape(3, -1) if n % 3 == 0 else ref
+        calls.clear()
+        r = xp.unique_all(fx(ref))
+        wide = ref.astype(np.float32) if dtype == "bfloat16" else ref
+        v, i, inv, c = np.unique(wide.reshape(-1), return_index=True, return_inverse=True,
+                                 return_counts=True, equal_nan=False)
+        assert_bits(r.indices, i)
+        assert_bits(r.inverse_indices, inv.reshape(ref.shape))
+        assert_bits(r.counts, c)
+        assert_bits(r.values, ref.reshape(-1)[i])  # each value as its first occurrence
+        u = xp.unique_counts(fx(ref))
+        assert_bits(u.counts, c)
+        assert_bits(xp.unique_inverse(fx(ref)).inverse_indices, inv.reshape(ref.shape))
+        np.testing.assert_array_equal(to_np(xp.unique_values(fx(ref))).astype(wide.dtype), v)
+        counted = (dtype in ("int8", "uint8", "int32", "int64", "uint64", "bool")
+                   and n >= _sets.COUNTING_MIN and (spread == "narrow" or dtype == "bool"
+                                                    or dtype in ("int8", "uint8")))
+        assert bool(calls) == counted, (n, calls)
+        if ref.dtype.kind == "f" or dtype == "bfloat16":  # the first zero's sign
+            flat = wide.reshape(-1)
+            first = np.signbit(flat[flat == 0][0])
+            for got in (u.values, xp.unique_inverse(fx(ref)).values, xp.unique_values(fx(ref))):
+                g = to_np(got).astype(np.float32)
+                assert np.signbit(g[g == 0]).tolist() == [first]

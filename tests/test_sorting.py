@@ -29,7 +29,7 @@ def expected_order(ref, axis, descending):
     return np.moveaxis(order, -1, axis)
 
 
-@settings(max_examples=80)
+@settings(max_examples=80, deadline=None)  # arrays of 512+ elements compile the ties kernels
 @given(data=st.data(), descending=st.booleans(), stable=st.booleans())
 def test_sort_and_argsort(data, descending, stable):
     check_sort_and_argsort(data, descending, stable)
@@ -145,3 +145,70 @@ BAD = [
 def test_bad_input(call, exc, message):
     with pytest.raises(exc, match=message):
         call()
+
+
+def _sorting_data(rng, dtype, shape, kind):
+    if kind == "ties":  # runs of equal values longer than TIES_MAXRUN
+        a = rng.integers(0, 4, shape).astype(dtype)
+    else:
+        a = (rng.standard_normal(shape) * 300).astype(dtype)
+    if a.dtype.kind == "f":
+        a.reshape(-1)[::7] = np.nan
+        a.reshape(-1)[1::9] = -0.0
+        a.reshape(-1)[2::11] = 0.0
+        a.reshape(-1)[3::13] = np.array(0xFFF8000000000002, np.uint64).view(np.float64)
+    return a
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int32", "uint32",
+                                   "uint64", "float16", "bfloat16", "int16"])
+@pytest.mark.parametrize("kind", ["distinct", "ties"])
+def test_simd_sorts_made_stable_on_both_sides_of_their_gates(dtype, kind, monkeypatch):
+    """NumPy's SIMD sorts plus the repairs of _kernels.sort.ties against the stable order,
+    bit for bit (NaN payloads, signed zeros), on both sides of TIES_MIN, TIES_MAX and
+    TIES_MAXRUN; the repair kernels are checked to have run (or not)."""
+    from flexarray import _sorting
+    from flexarray._kernels.sort import ties
+    calls = []
+    for name in ("stable_ties", "stable_values"):
+        real = getattr(ties, name)
+        monkeypatch.setattr(ties, name, lambda *a, real=real, name=name:
+                            calls.append(name) or real(*a))
+    rng = np.random.default_rng(5)
+    simd = dtype not in ("float16", "int16")
+    for shape in ((_sorting.TIES_MIN - 1,), (_sorting.TIES_MIN,), (40, 30), (3, 4, 60),
+                  (1 << 12,)):
+        ref = _sorting_data(rng, getattr(xp, dtype), shape, kind)
+        size = ref.size
+        for axis in range(ref.ndim):
+            n = shape[axis]
+            for descending in (False, True):
+                calls.clear()
+                order = expected_order(ref, axis, descending)
+                x = fx(ref)
+                assert_bits(xp.argsort(x, axis=axis, descending=descending), order)
+                assert_bits(xp.sort(x, axis=axis, descending=descending),
+                            np.take_along_axis(ref, order, axis=axis))
+                big = size >= _sorting.TIES_MIN
+                ties_ran = (simd and big and n <= _sorting.TIES_MAX[ref.dtype.itemsize if
+                                                                    dtype != "bfloat16" else 4])
+                assert ("stable_ties" in calls) == ties_ran, (shape, axis, calls)
+                floats = dtype in ("float64", "float32", "bfloat16")
+                assert ("stable_values" in calls) == (floats and big), (shape, axis, calls)
+    monkeypatch.setattr(_sorting, "TIES_MAX", {4: 100, 8: 100})  # longer axes: radix
+    ref = _sorting_data(rng, getattr(xp, dtype), (300,), kind)
+    calls.clear()
+    assert_bits(xp.argsort(fx(ref)), expected_order(ref, 0, False))
+    assert "stable_ties" not in calls
+
+
+def test_tie_repair_gives_up_on_long_runs():
+    from flexarray import _sorting
+    from flexarray._kernels.sort import ties
+    v = np.repeat(np.arange(3.0), _sorting.TIES_MAXRUN + 1)[None, ::-1].copy()
+    p = v.argsort(axis=-1)
+    assert not ties.stable_ties(v, p, _sorting.TIES_MAXRUN)
+    v = np.repeat(np.arange(3.0), _sorting.TIES_MAXRUN)[None, ::-1].copy()  # repaired
+    p = v.argsort(axis=-1)
+    assert ties.stable_ties(v, p, _sorting.TIES_MAXRUN)
+    np.testing.assert_array_equal(p, v.argsort(axis=-1, kind="stable"))

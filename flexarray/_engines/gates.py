@@ -150,7 +150,10 @@ COPY_KERNEL_MIN = 1 << 16
 # (used by _kernels.copy.strided.PARALLEL_MIN)
 COPY_THREADS_MIN = 1 << 22
 
-# result elements from which ``take`` uses the gather kernel (a Numba call costs ~2 us)
+# result elements from which ``take`` uses the gather kernel (a Numba call costs ~2 us),
+# for gathers of single elements only: rows of more than one element go to np.take, which
+# copies each row with memcpy (float64, random row order, kernel / np.take in us: 2,000 rows
+# of 2 10 / 2.3, of 20 35 / 13; 50,000 rows of 2 233 / 58, of 64 5,575 / 2,896)
 # (used by _indexing.GATHER_MIN)
 GATHER_KERNEL_MIN = 1 << 14
 
@@ -160,13 +163,44 @@ GATHER_THREADS_MIN = 1 << 20
 
 
 # --- Sorting --------------------------------------------------------------------------
-# axis length from which the radix kernel sorts
+# axis length from which the radix kernel sorts what the SIMD paths below leave to it
+# (stable argsorts of long axes, argsorts with long runs of ties, float16)
 # (used by _sorting.RADIX_MIN)
 RADIX_KERNEL_MIN = 1 << 12
+
+# NumPy's SIMD sorts (x86-simd-sort; AVX-512 here) made stable by the repairs of
+# _kernels.sort.ties. Measured (us, one thread; float64 normal unless noted), NumPy
+# quicksort / quicksort + repair / NumPy stable / radix kernel:
+# - argsort 1-D: 100: 1.5 / 2.6 / 1.6 / 5.9; 500: 4.7 / 7.0 / 7.7 / 23; 1,000: 8.5 / 12 /
+#   27 / 31; 2,000: 19 / 26 / 76 / 36; 50,000: 568 / 672 / 3,628 / 1,196; 2**17: - / 2,243 /
+#   - / 3,011; 2**19: - / 13,836 / - / 17,638; 1M: 29,206 / 32,111 / - / 27,010. float32:
+#   2**17 2,010 (repair) / 1,883 (radix), 1M 25,411 / 18,836 (radix: 4 byte passes only).
+# - argsort along axis 0 of 2,000 x 20: 529 / 440 / 2,736 / 781; 50,000 x 64: 108k / 99k /
+#   431k / 115k; axis -1 of 50,000 x 64: 17k / 34k / 72k / 156k.
+# - sort 1-D 1M: 6,393 / 6,417 / 93,603 / 16,307 (float32 3,511 / 3,551 / - / 11,313).
+# From SORT_TIES_MIN elements in all; axes up to SORT_TIES_MAX[itemsize] elements.
+# (used by _sorting.TIES_MIN, _sorting.TIES_MAX)
+SORT_TIES_MIN = 1 << 9
+SORT_TIES_MAX = {4: 1 << 16, 8: 1 << 19}
+
+# A run of more equal values than this stops the argsort repair (its insertion sort would
+# cost O(run^2)); the radix kernel or NumPy's stable sort then sorts: data with few
+# distinct values (int64 with 10 values, 1M: SIMD argsort 5.2 ms wasted, radix 20 ms).
+# (used by _sorting.TIES_MAXRUN)
+SORT_TIES_MAXRUN = 32
 
 # elements from which worker threads share the rows (each row is sorted by one thread)
 # (used by _kernels.sort.radix._PARALLEL_ELEMENTS)
 RADIX_THREADS_MIN = 1 << 16
+
+
+# unique_* of integer (and bool) arrays from this many elements, when their values span at
+# most as many integers as there are elements: one counting pass (_kernels.sort.counting)
+# instead of a sort. Measured (us; int64 with 10 values, counting / sort, while a benchmark
+# ran on the other core): unique_counts 128: 11 / 10, 512: 11 / 14, 2,000: 16 / 21,
+# 50,000: 88 / 149; unique_all 128: 16 / 20, 512: 18 / 37, 2,000: 23 / 61, 50,000: 467 / 890.
+# (used by _sets.COUNTING_MIN)
+UNIQUE_COUNTING_MIN = 1 << 9
 
 
 # --- Matrix products ------------------------------------------------------------------
