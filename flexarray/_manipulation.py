@@ -119,9 +119,15 @@ def broadcast_to(x, /, shape):
                          f"{shape}; each axis of x must be 1 or equal the target size "
                          f"(aligned from the right)")
     check_alloc(shape, x._arr.itemsize, "broadcast_to", "the view")
-    if shape == x.shape:
-        return view_of(x, x._arr[...])
-    return view_of(x, np.broadcast_to(x._arr, shape), overlapping=True)
+    return _broadcast_view(x, shape)
+
+
+def _broadcast_view(x, shape):
+    """The view of ``x`` broadcast to ``shape`` (checked by the caller)."""
+    a = x._arr
+    if shape == a.shape:
+        return view_of(x, a[...])
+    return view_of(x, np.broadcast_to(a, shape), overlapping=True)
 
 
 def broadcast_arrays(*arrays):
@@ -130,7 +136,8 @@ def broadcast_arrays(*arrays):
         check_array(a, "broadcast_arrays", f"arrays[{i}]")
     shape = broadcast_shape_of([a.shape for a in arrays], "broadcast_arrays",
                                "array shapes")
-    return tuple(broadcast_to(a, shape) for a in arrays)
+    check_alloc(shape, 1, "broadcast_arrays", "the views")
+    return tuple(_broadcast_view(a, shape) for a in arrays)
 
 
 # --- joining --------------------------------------------------------------------------------
