@@ -376,7 +376,20 @@ def std(x, /, *, axis=None, correction=0.0, keepdims=False, ddof=None):
 
 # --- cumulative -----------------------------------------------------------------------------
 
+_ACCUMULATE = {"cumulative_sum": np.add, "cumulative_prod": np.multiply}
+
+
 def _cumulative(func, npfunc, x, axis, dtype, include_initial):
+    if (type(x) is Array and dtype is None and include_initial is False and
+            x._dtype in _NATIVE_ACCUMULATION):
+        # the common call (~2 us less): the ufunc's accumulate in x's own dtype, what
+        # np.cumulative_sum/prod compute there
+        a = x._arr
+        if axis is None and a.ndim == 1:
+            axis = 0
+        if type(axis) is int and -a.ndim <= axis < a.ndim:
+            with ignore_fp_errors():
+                return wrap(_ACCUMULATE[func].accumulate(a, axis))
     check_array(x, func)
     _check_numeric(func, x)
     check_bool(include_initial, func, "include_initial")
