@@ -239,6 +239,9 @@ class Array:
         t = type(key)
         if t is int or t is slice or (t is tuple and _is_basic(key)):
             r = a[key]  # basic indexing, NumPy's own (~0.4 us less than the general path)
+        elif t is Array and (key._dtype is _dt.bool or _dt.KIND[key._dtype] in "iu" and
+                             key._arr.ndim):
+            return wrap(a[key._arr])  # a mask or an index array: a copy, as NumPy's
         else:
             k, is_view = _normalize_key(key)
             r = a[k]
