@@ -492,8 +492,9 @@ def clip(x, /, min=None, max=None):
             raise ValueError(f"clip: '{what}' of shape {np.shape(b)} does not broadcast with "
                              f"x of shape {x.shape}") from None
         bounds.append(b)
-    # one pass: np.clip is minimum(maximum(x, min), max) (NaN stays; max wins over min)
-    r = quiet(np.clip, (x._arr, *bounds))
+    # one pass: np.clip is minimum(maximum(x, min), max) (NaN stays; max wins over min),
+    # on the pool's threads when large (x's size decides: bounds broadcast onto x)
+    r = _ufunc(np.clip, (x._arr, *bounds))
     return wrap(r.astype(x._dtype, copy=False))
 
 
