@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from flexarray._memory import empty  # (the m x n factors in warm pooled memory)
+
 __all__ = ["tall_svd"]
 
 #: largest condition number taken through Cholesky QR (float64 work: eps^-1/2 ~ 6.7e7)
@@ -21,15 +23,17 @@ MAX_COND = 1e6
 
 
 def _svd_of_r(x, compute_uv):
-    """The SVD of x's ``R`` from CholeskyQR2 with ``U`` lifted to x's, or None."""
+    """The SVD of x's ``R`` from CholeskyQR2 (R1 = L1^H, R2 = L2^H), with ``U`` lifted to
+    x's."""
     l1 = np.linalg.cholesky(x.conj().T @ x)
-    q1 = x @ np.linalg.inv(l1).conj().T  # x R1^-1, R1 = L1^H
+    q1 = np.matmul(x, np.linalg.inv(l1).conj().T, out=empty(x.shape, x.dtype))  # x R1^-1
     l2 = np.linalg.cholesky(q1.conj().T @ q1)
     r = l2.conj().T @ l1.conj().T  # R2 R1
     if not compute_uv:
         return np.linalg.svd(r, compute_uv=False)
     u, s, vh = np.linalg.svd(r)
-    return q1 @ (np.linalg.inv(l2).conj().T @ u), s, vh  # Q1 R2^-1 U_R
+    w = np.linalg.inv(l2).conj().T @ u
+    return np.matmul(q1, w, out=empty(q1.shape, q1.dtype)), s, vh  # Q1 R2^-1 U_R
 
 
 def tall_svd(x, *, compute_uv: bool = True):
