@@ -24,6 +24,7 @@ import numpy as np
 from . import _dtypes as _dt
 from ._buffer import Buffer, lazy_copy, pinned_buffer, track, unshare
 from ._device import CPU, check_device
+from ._engines import gates
 
 __all__ = ["Array", "Buffer", "copy_of", "wrap", "wrap_foreign", "view_of"]
 
@@ -31,6 +32,7 @@ SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 API_VERSION = "2025.12"
 
 _new_object = object.__new__
+_LAZY_COPY_MIN = gates.LAZY_COPY_MIN_BYTES  # measured: flexarray/_engines/gates.py
 
 
 def _new(arr: np.ndarray, buf: Buffer, dtype) -> "Array":
@@ -59,10 +61,13 @@ def wrap_foreign(nd: np.ndarray) -> "Array":
 
 def copy_of(x: "Array") -> "Array":
     """A copy of ``x``: O(1), a lazy copy of the memory that becomes real on the first write
-    to either side; a real copy now for pinned memory (the foreign side may write it) and
-    for read-only views (broadcasts, windows: the copy must be a writable array)."""
+    to either side; a real copy now for pinned memory (the foreign side may write it), for
+    read-only views (broadcasts, windows: the copy must be a writable array) and for small
+    arrays (``gates.LAZY_COPY_MIN_BYTES``: copying them costs less than the bookkeeping)."""
     a = x._arr
-    buf = lazy_copy(x._buf, a) if a.flags.writeable else None  # (read-only: overlapping)
+    buf = None
+    if a.flags.writeable and a.nbytes >= _LAZY_COPY_MIN:  # (read-only: overlapping)
+        buf = lazy_copy(x._buf, a)
     if buf is None:
         # a broadcast (a zero stride) copies C-contiguous, as torch's clone of an expanded
         # tensor; NumPy's order "K" would give it an F layout, whose reshape is no view

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import flexarray as xp
+from helpers.lazy import lazy_small_copies  # noqa: F401 (autouse: lazy copies of small arrays)
 from flexarray import _elementwise, _extensions, _operators
 
 N = _elementwise.ELIDE_MIN  # from this size a temporary left operand takes the result

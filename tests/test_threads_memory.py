@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import flexarray as xp
+from helpers.lazy import lazy_small_copies  # noqa: F401 (autouse: lazy copies of small arrays)
 
 WATCHDOG = 600  # seconds: a deadlock dumps every thread's stack and ends the run
 

@@ -14,6 +14,8 @@ from hypothesis import settings, strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, rule
 
 import flexarray as xp
+from flexarray import _array
+from helpers.lazy import lazy_small_copies  # noqa: F401 (autouse: lazy copies of small arrays)
 
 
 def slices_for(shape):
@@ -275,6 +277,19 @@ def test_unique_array_is_written_in_place():
     x[3] = 5.0
     assert x._arr.__array_interface__["data"][0] == before
     assert float(x[3]) == 5.0 and float(x[0]) == 1.0
+
+
+def test_small_copies_are_real_at_once(monkeypatch):
+    """Below gates.LAZY_COPY_MIN_BYTES a copy is made at once (cheaper than the lazy copy's
+    bookkeeping); it is private both ways, as a lazy one is."""
+    monkeypatch.setattr(_array, "_LAZY_COPY_MIN", 1 << 14)
+    x = xp.arange(8.0)
+    c = xp.asarray(x, copy=True)
+    assert not np.shares_memory(c._arr, x._arr) and c._buf.storage is None
+    c[0] = 5.0
+    x[1] = 7.0
+    assert np.asarray(x).tolist() == [0.0, 7.0, 2, 3, 4, 5, 6, 7]
+    assert np.asarray(c).tolist() == [5.0, 1.0, 2, 3, 4, 5, 6, 7]
 
 
 def test_copies_are_lazy_and_private():
