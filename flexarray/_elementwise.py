@@ -114,9 +114,17 @@ BINARY = {
 # --- engine -------------------------------------------------------------------------------
 
 _SCALARS = (builtins.bool, int, float, complex)
+#: (implementation, NumPy dtype of the first array operand) of compute-bound ufuncs
+_COMPUTE_BOUND = frozenset(((UNARY | BINARY)[name][0], np.dtype(dt))
+                           for dt, names in gates.ELEMENTWISE_COMPUTE_BOUND.items()
+                           for name in names)
 _HALF_NP = (np.dtype(np.float16), _dt.bfloat16)
 _BY_NP = _dt._BY_NP
-PARALLEL_MIN = gates.ELEMENTWISE_THREADS_MIN  # measured: flexarray/_engines/gates.py
+# threads from MEMORY_PARALLEL_MIN output elements, from COMPUTE_PARALLEL_MIN for the
+# compute-bound (ufunc, dtype) pairs; below PARALLEL_MIN none (the fast paths' bound)
+MEMORY_PARALLEL_MIN = gates.ELEMENTWISE_THREADS_MIN  # measured: flexarray/_engines/gates.py
+COMPUTE_PARALLEL_MIN = gates.ELEMENTWISE_COMPUTE_THREADS_MIN  # measured: the same
+PARALLEL_MIN = min(MEMORY_PARALLEL_MIN, COMPUTE_PARALLEL_MIN)
 
 
 def _check_category(name, cat, dtype, what="x"):
@@ -159,27 +167,35 @@ def _broadcast(name, *shapes):
                          f"'x2' cannot be broadcast together") from None
 
 
-def _is_large(args, out):
+def _is_large(func, args, out):
+    """Whether ``func(*args)`` runs on threads (see the gates above)."""
     if out is not None:
-        return out.size >= PARALLEL_MIN
-    n, shape, same = 1, None, True
-    for a in args:
-        if type(a) is np.ndarray:
-            n *= a.size  # an upper bound of the broadcast size: exact check below
-            if shape is None:
-                shape = a.shape
-            elif a.shape != shape:
-                same = False
-    if n < PARALLEL_MIN:
+        n = out.size
+    else:
+        n, shape, same = 1, None, True
+        for a in args:
+            if type(a) is np.ndarray:
+                n *= a.size  # an upper bound of the broadcast size: exact check below
+                if shape is None:
+                    shape = a.shape
+                elif a.shape != shape:
+                    same = False
+        if n < PARALLEL_MIN:
+            return False
+        # the common case: no broadcasting, the size is any operand's
+        n = math.prod(shape) if same else math.prod(
+            np.broadcast_shapes(*(np.shape(a) for a in args)))
+    if n >= MEMORY_PARALLEL_MIN:
+        return True
+    if n < COMPUTE_PARALLEL_MIN:
         return False
-    if same:  # the common case: no broadcasting, the size is any operand's
-        return math.prod(shape) >= PARALLEL_MIN
-    return math.prod(np.broadcast_shapes(*(np.shape(a) for a in args))) >= PARALLEL_MIN
+    dt = next((a.dtype for a in args if type(a) is np.ndarray), None)
+    return (func, dt) in _COMPUTE_BOUND
 
 
 def _ufunc(func, args, out=None):
     """``func(*args)`` into ``out`` (or a new array): on all cores in chunks when large."""
-    if _threads.NTHREADS < 2 or not _is_large(args, out):
+    if _threads.NTHREADS < 2 or not _is_large(func, args, out):
         return quiet(func, args, out)
     if out is None:
         shape = np.broadcast_shapes(*(np.shape(a) for a in args))
