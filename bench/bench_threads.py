@@ -261,6 +261,11 @@ def main():
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--batch", type=float, default=0.004, help="seconds per measurement")
     ap.add_argument("--conds", default="idle,busy")
+    ap.add_argument("--max-call", type=float, default=0.25,
+                    help="an operation's larger sizes are skipped once one call takes longer "
+                         "(seconds, one thread): keeps the sweep near 10 minutes")
+    ap.add_argument("--sizes", default="",
+                    help="comma-separated sizes (e.g. 1,4K,2M) instead of the default sweep")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     if args.worker:
@@ -269,7 +274,8 @@ def main():
     ops = _ops()
     names = [o for o in args.ops.split(",") if o] or list(ops)
     lo, hi = parse_size(args.min_size), parse_size(args.max_size)
-    sizes = [n for n in SIZES if lo <= n <= hi]
+    sweep = [parse_size(v) for v in args.sizes.split(",") if v] or SIZES
+    sizes = [n for n in sweep if lo <= n <= hi]
     conds = args.conds.split(",")
     one = Worker("one", 1)
     default = Worker("default", None)
@@ -300,6 +306,8 @@ def main():
                     cols_r += [f"{ratio[r]:.2f}" for r in _ratio_names(configs)]
                 results.append(row)
                 print("| " + " | ".join([size_name(n)] + cols_t + cols_r) + " |", flush=True)
+                if row[conds[0]]["median"]["one"] > args.max_call:
+                    break
     finally:
         for w in {id(w): w for w, _ in workers}.values():
             w.close()

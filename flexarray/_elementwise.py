@@ -167,24 +167,29 @@ def _broadcast(name, *shapes):
                          f"'x2' cannot be broadcast together") from None
 
 
-def _is_large(func, args, out):
-    """Whether ``func(*args)`` runs on threads (see the gates above)."""
+def _out_size(args, out):
+    """The result's element count (0 when surely below every threshold of :func:`_ufunc`)."""
     if out is not None:
-        n = out.size
-    else:
-        n, shape, same = 1, None, True
-        for a in args:
-            if type(a) is np.ndarray:
-                n *= a.size  # an upper bound of the broadcast size: exact check below
-                if shape is None:
-                    shape = a.shape
-                elif a.shape != shape:
-                    same = False
-        if n < PARALLEL_MIN:
-            return False
-        # the common case: no broadcasting, the size is any operand's
-        n = math.prod(shape) if same else math.prod(
-            np.broadcast_shapes(*(np.shape(a) for a in args)))
+        return out.size
+    n, shape, same = 1, None, True
+    for a in args:
+        if type(a) is np.ndarray:
+            n *= a.size  # an upper bound of the broadcast size: exact check below
+            if shape is None:
+                shape = a.shape
+            elif a.shape != shape:
+                same = False
+    if n < PARALLEL_MIN and n < _POOL_ELEMENTS:
+        return 0
+    if same:  # the common case: no broadcasting, the size is any operand's
+        return math.prod(shape)
+    return math.prod(np.broadcast_shapes(*(np.shape(a) for a in args)))
+
+
+def _is_large(func, args, n):
+    """Whether ``func(*args)`` with ``n`` output elements runs on threads (see the gates)."""
+    if _threads.NTHREADS < 2 or n < PARALLEL_MIN:
+        return False
     if n >= MEMORY_PARALLEL_MIN:
         return True
     if n < COMPUTE_PARALLEL_MIN:
@@ -193,9 +198,16 @@ def _is_large(func, args, out):
     return (func, dt) in _COMPUTE_BOUND
 
 
+_POOL_ELEMENTS = _memory.POOL_MIN // 16  # below, no result reaches the pool's size
+
+
 def _ufunc(func, args, out=None):
-    """``func(*args)`` into ``out`` (or a new array): on all cores in chunks when large."""
-    if _threads.NTHREADS < 2 or not _is_large(func, args, out):
+    """``func(*args)`` into ``out`` (or a new array, from the result pool when large): on
+    all cores in chunks when large."""
+    n = _out_size(args, out)
+    threads = _is_large(func, args, n)
+    if not threads and (out is not None or not n or n * max(
+            (a.itemsize for a in args if type(a) is np.ndarray), default=0) < _memory.POOL_MIN):
         return quiet(func, args, out)
     if out is None:
         shape = np.broadcast_shapes(*(np.shape(a) for a in args))
@@ -204,6 +216,8 @@ def _ufunc(func, args, out=None):
         probe = quiet(func, tuple(a[(slice(0, 1),) * a.ndim] if type(a) is np.ndarray else a
                                    for a in args))
         out = _memory.empty(shape, np.result_type(probe))
+    if not threads:
+        return quiet(func, args, out)
     ax = int(np.argmax(out.shape))  # split the longest axis
     nd = out.ndim
 
