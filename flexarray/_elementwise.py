@@ -114,9 +114,17 @@ BINARY = {
 # --- engine -------------------------------------------------------------------------------
 
 _SCALARS = (builtins.bool, int, float, complex)
+#: (implementation, NumPy dtype of the first array operand) of compute-bound ufuncs
+_COMPUTE_BOUND = frozenset(((UNARY | BINARY)[name][0], np.dtype(dt))
+                           for dt, names in gates.ELEMENTWISE_COMPUTE_BOUND.items()
+                           for name in names)
 _HALF_NP = (np.dtype(np.float16), _dt.bfloat16)
 _BY_NP = _dt._BY_NP
-PARALLEL_MIN = gates.ELEMENTWISE_THREADS_MIN  # measured: flexarray/_engines/gates.py
+# threads from MEMORY_PARALLEL_MIN output elements, from COMPUTE_PARALLEL_MIN for the
+# compute-bound (ufunc, dtype) pairs; below PARALLEL_MIN none (the fast paths' bound)
+MEMORY_PARALLEL_MIN = gates.ELEMENTWISE_THREADS_MIN  # measured: flexarray/_engines/gates.py
+COMPUTE_PARALLEL_MIN = gates.ELEMENTWISE_COMPUTE_THREADS_MIN  # measured: the same
+PARALLEL_MIN = min(MEMORY_PARALLEL_MIN, COMPUTE_PARALLEL_MIN)
 
 
 def _check_category(name, cat, dtype, what="x"):
@@ -159,33 +167,50 @@ def _broadcast(name, *shapes):
                          f"'x2' cannot be broadcast together") from None
 
 
-def _is_large(args, out):
-    """Whether the result of ``args`` (one or two operands) has PARALLEL_MIN elements or
-    more, from their shapes alone (``np.broadcast_shapes`` costs 2-4 us)."""
+def _out_size(args, out):
+    """The result's element count, from the operands' shapes alone (``np.broadcast_shapes``
+    costs 2-4 us per call)."""
     if out is not None:
-        return out.size >= PARALLEL_MIN
-    a = args[0]
-    b = args[1] if len(args) == 2 else None
-    if type(b) is not np.ndarray:
-        return type(a) is np.ndarray and a.size >= PARALLEL_MIN
-    if type(a) is not np.ndarray:
-        return b.size >= PARALLEL_MIN
-    na, nb = a.size, b.size
-    if na >= PARALLEL_MIN or nb >= PARALLEL_MIN or a.shape == b.shape:
-        return na >= PARALLEL_MIN or nb >= PARALLEL_MIN
-    if na * nb < PARALLEL_MIN:  # an upper bound of the broadcast size
+        return out.size
+    shapes = [a.shape for a in args if type(a) is np.ndarray]
+    if not shapes:
+        return 0
+    first = shapes[0]
+    if len(shapes) == 1 or all(sh == first for sh in shapes):
+        return math.prod(first)  # the common case: no broadcasting
+    if 0 in sum(shapes, ()):
+        return 0
+    # the broadcast extent of each axis is the largest (the others are 1, or a mismatch
+    # that the ufunc itself raises on), the shapes aligned on the right
+    n = max(map(len, shapes))
+    return math.prod(map(max, *((1,) * (n - len(sh)) + sh for sh in shapes)))
+
+
+def _is_large(func, args, n):
+    """Whether ``func(*args)`` with ``n`` output elements runs on threads (see the gates)."""
+    if _threads.NTHREADS < 2 or n < PARALLEL_MIN:
         return False
-    # the broadcast size: the larger extent of each axis, the shapes aligned on the right
-    # (a mismatch raises in the ufunc itself)
-    sa, sb = a.shape, b.shape
-    n = max(len(sa), len(sb))
-    sa, sb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
-    return math.prod(map(max, sa, sb)) >= PARALLEL_MIN
+    if n >= MEMORY_PARALLEL_MIN:
+        return True
+    if n < COMPUTE_PARALLEL_MIN:
+        return False
+    dt = next((a.dtype for a in args if type(a) is np.ndarray), None)
+    return (func, dt) in _COMPUTE_BOUND
+
+
+_POOL_ELEMENTS = _memory.POOL_MIN // 16  # below, no result reaches the pool's size
+#: operands below this size take the functions' fast paths straight to the ufunc: their
+#: result can neither use threads nor the result pool
+_FAST_MAX = min(PARALLEL_MIN, _POOL_ELEMENTS)
 
 
 def _ufunc(func, args, out=None):
-    """``func(*args)`` into ``out`` (or a new array): on all cores in chunks when large."""
-    if _threads.NTHREADS < 2 or not _is_large(args, out):
+    """``func(*args)`` into ``out`` (or a new array, from the result pool when large): on
+    all cores in chunks when large."""
+    n = _out_size(args, out)
+    threads = _is_large(func, args, n)
+    if not threads and (out is not None or not n or n * max(
+            (a.itemsize for a in args if type(a) is np.ndarray), default=0) < _memory.POOL_MIN):
         return quiet(func, args, out)
     if out is None:
         shape = np.broadcast_shapes(*(np.shape(a) for a in args))
@@ -194,6 +219,8 @@ def _ufunc(func, args, out=None):
         probe = quiet(func, tuple(a[(slice(0, 1),) * a.ndim] if type(a) is np.ndarray else a
                                    for a in args))
         out = _memory.empty(shape, np.result_type(probe))
+    if not threads:
+        return quiet(func, args, out)
     ax = int(np.argmax(out.shape))  # split the longest axis
     nd = out.ndim
 
@@ -273,7 +300,7 @@ def _make_unary(name, func, cat):
         if x._dtype not in allowed:
             _check_category(name, cat, x._dtype)
         a = x._arr
-        if a.size < PARALLEL_MIN and x._dtype in fast:  # (~0.5 us less)
+        if a.size < _FAST_MAX and x._dtype in fast:  # (~0.5 us less)
             return _wrap(quiet(func, (a,)))
         return _wrap(_compute(name, func, (a,), x._dtype))
     fast = allowed - set(_dt.HALF)
@@ -291,7 +318,7 @@ def _make_binary(name, func, cat):
         t1, t2 = type(x1), type(x2)
         if t1 is Array:
             a1 = x1._arr
-            if a1.size < PARALLEL_MIN:
+            if a1.size < _FAST_MAX:
                 if t2 is Array:  # one dtype, one shape
                     if x1._dtype is x2._dtype and x1._dtype in fast and a1.shape == x2._arr.shape:
                         return _wrap(quiet(func, (a1, x2._arr)))
@@ -299,7 +326,7 @@ def _make_binary(name, func, cat):
                         x1._dtype in fast_float:
                     return _wrap(quiet(func, (a1, x2)))  # NumPy 2 keeps the float dtype
         elif (t1 is float or t1 is int and -_EXACT < x1 < _EXACT) and t2 is Array and \
-                x2._dtype in fast_float and x2._arr.size < PARALLEL_MIN:
+                x2._dtype in fast_float and x2._arr.size < _FAST_MAX:
             return _wrap(quiet(func, (x1, x2._arr)))
         a1, a2, dt = _operands(name, x1, x2)
         if dt not in allowed:

@@ -17,7 +17,9 @@ def ptr(a):
 
 
 @pytest.fixture
-def src():
+def src(monkeypatch):
+    # the pool as if FLEXARRAY_POOL_BYTES were set: on even when another test imported cubed
+    monkeypatch.setattr(_memory, "CAP_GIVEN", True)
     _memory.release()
     v = np.random.default_rng(0).standard_normal(N)
     return v, xp.asarray(v)

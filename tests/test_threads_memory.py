@@ -26,7 +26,7 @@ def _jobs():
     runs (BLAS may sum in another order when another thread holds its cores)."""
     rng = np.random.default_rng(7)
     x = xp.asarray(rng.standard_normal((192, 160)), copy=True)  # owned: lazy copies
-    big = xp.asarray(rng.standard_normal(1 << 20 | 1000))  # above the elementwise split
+    big = xp.asarray(rng.standard_normal(1 << 20 | 1000))  # split by the test's gates
     h = xp.astype(xp.asarray(rng.standard_normal((300, 300))), xp.float16)  # > kernel gate
     xi = xp.asarray(rng.integers(-50, 50, (160, 160)), dtype=xp.int32)  # Numba int matmul
     img = xp.asarray(rng.standard_normal((2, 3, 24, 24)), dtype=xp.float32)
@@ -79,8 +79,21 @@ def _run_all(jobs, start, rounds=2):
     return out
 
 
+@pytest.fixture
+def low_thread_gates(monkeypatch):
+    """Thread gates moved down (they are measured, bench/bench_threads.py, and sit at 2M-32M
+    elements): mid-sized work takes the threaded paths."""
+    from flexarray import _elementwise
+    from flexarray._kernels.copy import gather, strided
+    from flexarray._kernels.elementwise import select
+    for mod, name in [(_elementwise, "MEMORY_PARALLEL_MIN"), (_elementwise, "PARALLEL_MIN"),
+                      (_elementwise, "COMPUTE_PARALLEL_MIN"), (select, "PARALLEL_MIN"),
+                      (gather, "PARALLEL_MIN"), (strided, "PARALLEL_MIN")]:
+        monkeypatch.setattr(mod, name, 1 << 12)
+
+
 @pytest.mark.parametrize("launcher", ["threads", "caller's ThreadPoolExecutor"])
-def test_eight_threads_give_the_serial_results(launcher):
+def test_eight_threads_give_the_serial_results(launcher, low_thread_gates):
     jobs = _jobs()
     serial = {name: fn() for name, fn, _ in jobs}
     exact = {name: e for name, _, e in jobs}
@@ -113,6 +126,51 @@ def test_eight_threads_give_the_serial_results(launcher):
         assert len(out) == 2 * len(jobs)
         for name, got in out:
             _compare(got, serial[name], exact[name])
+
+
+def test_one_pool_for_the_whole_package():
+    """The core kernels and flexarray.nn share one pool: NTHREADS - 1 helper threads."""
+    from flexarray import _threads
+    from flexarray.nn import _par
+    assert _par.workers is _threads.workers
+    x = xp.asarray(np.random.default_rng(3).standard_normal((2, 3, 40, 40)), dtype=xp.float32)
+    w = xp.ones((8, 3, 3, 3), dtype=xp.float32)
+    seen = []
+    _par.run(lambda i: seen.append(i), range(16), blas=False)
+    _threads.run_split(lambda lo, hi: seen.append((lo, hi)), (), 64, _threads.NTHREADS)
+    xp.nn.conv2d(x, w, padding=1)
+    assert sorted(i for i in seen if isinstance(i, int)) == list(range(16))
+    helpers = [t for t in threading.enumerate() if t.name.startswith(_threads._THREAD_PREFIX)]
+    assert 0 < len(helpers) <= max(_threads.NTHREADS - 1, 1)  # a second pool would add more
+
+
+@pytest.mark.parametrize("dtype,func,n,threaded", [
+    ("float64", "sin", 1 << 11, True),     # compute-bound: from the compute gate
+    ("float32", "sin", 1 << 11, False),    # NumPy's SIMD sin: memory-bound
+    ("float64", "add", 1 << 11, False),
+    ("float64", "add", 1 << 13, True),     # from the memory-bound gate
+    ("complex128", "exp", 1 << 11, True),
+])
+def test_elementwise_thread_gates_by_kind_of_work(dtype, func, n, threaded, monkeypatch):
+    """Compute-bound (ufunc, dtype) pairs split from their own, lower gate; every split
+    gives NumPy's bits."""
+    from flexarray import _elementwise, _threads
+    monkeypatch.setattr(_elementwise, "MEMORY_PARALLEL_MIN", 1 << 13)
+    monkeypatch.setattr(_elementwise, "COMPUTE_PARALLEL_MIN", 1 << 10)
+    monkeypatch.setattr(_elementwise, "PARALLEL_MIN", 1 << 10)
+    monkeypatch.setattr(_elementwise, "_FAST_MAX", 1 << 10)
+    monkeypatch.setattr(_threads, "NTHREADS", max(2, _threads.NTHREADS))
+    calls = []
+    real = _threads.run_split
+    monkeypatch.setattr(_threads, "run_split", lambda *a, **k: calls.append(1) or real(*a, **k))
+    v = (np.random.default_rng(4).standard_normal(n) * 3).astype(dtype)
+    if dtype.startswith("complex"):
+        v = v + 1j * v[::-1]
+    x = xp.asarray(v)
+    got = getattr(xp, func)(x, x) if func == "add" else getattr(xp, func)(x)
+    np.testing.assert_array_equal(np.asarray(got), getattr(np, func)(*((v, v) if func == "add"
+                                                                      else (v,))))
+    assert bool(calls) == threaded
 
 
 # --- memory ----------------------------------------------------------------------------------

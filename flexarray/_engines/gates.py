@@ -10,17 +10,50 @@ multiply-adds, FLOPS, TAPS: window taps). Measured on the project's 2-core machi
 shared with other jobs: +-30% between runs) unless noted.
 """
 
-# --- Elementwise ----------------------------------------------------------------------
-# below this many output elements one thread does the work (thread hand-off ~20-40 us)
-# (used by _elementwise.PARALLEL_MIN)
-ELEMENTWISE_THREADS_MIN = 1 << 20
+# --- Elementwise ---------------------------------------------------------------------
+# Threads (bench/bench_threads.py --forced: two threads at every size against one thread, the
+# median of 9 interleaved rounds, second core idle | busy with a spinning process; the
+# machine's other jobs kept the load average near 2 even when "idle"). Below ~32 MB per
+# operand the data stays in the cache hierarchy and one thread streams it faster than two
+# can share it out: add float32 1M 1.79 | 1.84, 2M 1.56 | 1.26, 4M 1.00 | 0.81, 8M 0.81 |
+# 0.59; add float64 2M 1.18 | 0.96, 4M 0.77 | 0.63; multiply by a scalar float64 2M 0.71 |
+# 1.06, 4M 0.79 | 0.60. NumPy's SIMD transcendentals behave the same: exp float32 4M 1.11 |
+# 1.05, 8M 0.42 | 0.34; sin float32 4M 1.15 | 1.30, 8M 0.24 | 0.43; exp float64 1M 1.88 |
+# 1.25, 2M 0.67 | 0.66. So ufuncs use one thread below this many output elements
+# (used by _elementwise.MEMORY_PARALLEL_MIN)
+ELEMENTWISE_THREADS_MIN = 1 << 23
+
+# ... except the compute-bound ones (ELEMENTWISE_COMPUTE_BOUND: ~3 ns or more per element on
+# one thread, where add costs 0.4-0.8 ns): two threads from this many output elements.
+# sin float64 (~6-10 ns per element) 512K 1.05 | 0.61, 1M 0.89 | 0.91, 2M 0.88 | 0.88,
+# 4M 0.79 | 0.89, 8M 0.46 | 0.91.
+# (used by _elementwise.PARALLEL_MIN, with ELEMENTWISE_THREADS_MIN)
+ELEMENTWISE_COMPUTE_THREADS_MIN = 1 << 21
+
+# The compute-bound ufuncs by dtype (the standard's names): one-thread ns per element at 256K
+# elements, in cache: float32 logaddexp 45, floor_divide 9, remainder 9, hypot 3.1 (acosh
+# 2.6, the rest 0.1-0.6); float64 logaddexp 45, floor_divide 33, remainder 18, hypot 6.2,
+# sin 5.6, cos 4.3, acosh 3.7 (the rest 0.5-2.5); complex64/complex128: the transcendental
+# functions and sqrt 6-270 (add, multiply, divide, abs, sign 0.4-4).
+# (used by _elementwise._COMPUTE_BOUND)
+_complex_math = ("exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "pow", "sin",
+                 "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
+                 "acosh", "atanh")
+ELEMENTWISE_COMPUTE_BOUND = {
+    "float32": ("logaddexp", "floor_divide", "remainder", "hypot"),
+    "float64": ("logaddexp", "floor_divide", "remainder", "hypot", "sin", "cos", "acosh"),
+    "complex64": _complex_math,
+    "complex128": _complex_math,
+}
 
 # from this many elements a temporary left operand takes the result (see _array)
 # (used by _elementwise.ELIDE_MIN)
 ELIDE_MIN = 1 << 16
 
-# Threads: None = never. This work is memory-bound (16M-element float16 add: ~3.4 ms on one
-# thread, ~29 GB/s); a second thread measured 0.4-0.95x on this shared 2-core machine.
+# Threads: None = never. This work is memory-bound and one thread keeps up with memory:
+# float16 add, two threads against one (bench/bench_threads.py --forced, median of 9
+# rounds, idle | busy second core): 1M 1.22 | 1.40, 4M 1.08 | 1.22, 8M 0.85 | 0.86, 16M
+# 1.02 | 0.94, 32M 0.99 | 1.10, 64M 1.07 | 0.51: no size where it reliably wins.
 # (used by _kernels.elementwise.half.PARALLEL_MIN)
 HALF_THREADS_MIN = None
 
@@ -30,6 +63,13 @@ HALF_THREADS_MIN = None
 # 5,000 (a Numba call costs ~3-5 us).
 # (used by _searching._select)
 SELECT_KERNEL_MIN = 1 << 13
+
+# Threads for the bit-select kernel from this many elements (memory-bound: ~1.6 ns per
+# float64 element on one thread). Two threads against one (as above, idle | busy): 1M
+# 0.66 | 1.10, 2M 1.02 | 1.01, 4M 0.68 | 1.26, 8M 0.99 | 0.72, 16M 1.01 | 0.99, 32M 1.02 |
+# 0.79, 64M 0.52 | 0.99: it wins only sometimes, so only from where it never lost.
+# (used by _kernels.elementwise.select.PARALLEL_MIN)
+SELECT_THREADS_MIN = 1 << 25
 
 # An input whose innermost stride (in the output's order) is not 0 or +-1, e.g. a transposed
 # operand, is first copied into that order by copy.py's cache-blocked tiles: element-wise
@@ -56,14 +96,16 @@ HALF_RESTAGE_MIN = 1 << 14
 REDUCE_KERNEL_MIN = {"float16": 1 << 16, "bfloat16": 1 << 18, "widening": 1 << 18,
                      "float32 sum/prod": 1 << 22}
 
-# Threads from this many elements (None = never). Sums are memory-bound, but one core does
-# not saturate memory: 4096x4096 float32, NumPy time / kernel time, one thread -> two,
-# with one other process busy on the second core: axis 1 0.85 -> 1.27, axis 0 1.07 -> 1.53
-# (float64 axis 0 1.66 -> 1.80). With several processes competing for both cores a
-# second thread measured 0.4-0.95x (the caller then does most pieces itself). Segments are
-# sized by shape only, so enabling threads never changes a result.
+# Threads from this many elements (None = never). Sums are memory-bound; one core nearly
+# keeps up with memory. float32 sums, two threads against one (bench/bench_threads.py
+# --forced, median of 7 interleaved rounds, second core idle | busy; load average 4-6 from
+# other jobs): all axes 4M 1.21 | 1.14, 8M 1.18 | 1.09, 16M 1.07 | 0.83; axis 0 of a C
+# array 8M 0.99 | 1.41 (noise: the default, on one thread there, measured 1.04 | 0.74), 16M
+# 0.90 | 1.03; axis 1 4M 1.10 | 0.72, 8M 0.55 | 0.58. Earlier, 4096x4096 (16M) with the
+# second core busy, NumPy time / kernel time one thread -> two: axis 1 0.85 -> 1.27,
+# axis 0 1.07 -> 1.53. Segments are sized by shape only, so threads never change a result.
 # (used by _kernels.reductions.reduce.PARALLEL_MIN)
-REDUCE_THREADS_MIN = 1 << 22
+REDUCE_THREADS_MIN = 1 << 24
 
 # ... except where the input overlaps itself (each element read ``_REUSE`` times or more,
 # e.g. sliding windows): that work runs from cache and is compute-bound. Windows of 64 over
@@ -144,11 +186,15 @@ ARG_RUNS_THREADS_MIN = 1 << 20
 # (used by _manipulation.KERNEL_COPY_MIN)
 COPY_KERNEL_MIN = 1 << 16
 
-# Tiled transposes are compute-bound (4096^2 float32: ~36 ms, 3.5 GB/s): threads from 4M
-# elements on (on this shared 2-core machine a second thread measured 0.94-1.0x; on an idle
-# one compute-bound kernels gain ~1.9x).
+# Threads for tiled copies (a transposed copy, reshape of a transposed view) from this
+# many elements. Two threads against one (bench/bench_threads.py --forced, median of 7
+# rounds, idle | busy second core, load average 4-6 from other jobs): float32 1M 1.01 |
+# 1.17, 2M 0.98 | 0.88, 4M 0.68 | 0.67, 8M 1.08 | 0.82, 16M 0.93 | 0.82; float64 2M 1.02 |
+# 0.82, 4M 1.12 | 0.84, 8M 1.02 | 0.77, 16M 1.10 | 0.68. It wins mostly with the other
+# core busy, and not by much: from 8M on, where it never lost beyond the noise (the
+# default, one thread there, measured 0.89-1.14 against itself).
 # (used by _kernels.copy.strided.PARALLEL_MIN)
-COPY_THREADS_MIN = 1 << 22
+COPY_THREADS_MIN = 1 << 23
 
 # copy_of (asarray(x, copy=True), astype to the same dtype) makes a lazy copy from this many
 # bytes; below, a real copy costs less than the lazy copy's bookkeeping (~1.2 us): float64,
@@ -164,9 +210,12 @@ LAZY_COPY_MIN_BYTES = 1 << 14
 # (used by _indexing.GATHER_MIN)
 GATHER_KERNEL_MIN = 1 << 14
 
-# items per call from which worker threads share the gather
+# items per call from which worker threads share the gather (latency-bound random reads).
+# 1-D take of random indices, float32, two threads against one (as above, median of 9,
+# idle | busy): 256K 1.12 | 1.00, 512K 1.06 | 1.12, 1M 0.79 | 1.03, 2M 0.62 | 0.82, 4M 0.62 |
+# 0.85, 8M 0.53 | 0.92, 16M 0.72 | 0.83, 32M 0.55 | 0.81.
 # (used by _kernels.copy.gather.PARALLEL_MIN)
-GATHER_THREADS_MIN = 1 << 20
+GATHER_THREADS_MIN = 1 << 21
 
 
 # --- Sorting --------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from flexarray._engines import gates
 
 __all__ = ["where"]
 
-PARALLEL_MIN = gates.ELEMENTWISE_THREADS_MIN  # measured: flexarray/_engines/gates.py
+PARALLEL_MIN = gates.SELECT_THREADS_MIN  # measured: flexarray/_engines/gates.py
 _BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
