@@ -86,7 +86,8 @@ def low_thread_gates(monkeypatch):
     from flexarray import _elementwise
     from flexarray._kernels.copy import gather, strided
     from flexarray._kernels.elementwise import select
-    for mod, name in [(_elementwise, "MEMORY_PARALLEL_MIN"), (_elementwise, "PARALLEL_MIN"),
+    monkeypatch.setattr(_elementwise, "MEMORY_PARALLEL_BYTES", 8 << 12)
+    for mod, name in [(_elementwise, "PARALLEL_MIN"),
                       (_elementwise, "COMPUTE_PARALLEL_MIN"), (select, "PARALLEL_MIN"),
                       (gather, "PARALLEL_MIN"), (strided, "PARALLEL_MIN")]:
         monkeypatch.setattr(mod, name, 1 << 12)
@@ -155,7 +156,7 @@ def test_elementwise_thread_gates_by_kind_of_work(dtype, func, n, threaded, monk
     """Compute-bound (ufunc, dtype) pairs split from their own, lower gate; every split
     gives NumPy's bits."""
     from flexarray import _elementwise, _threads
-    monkeypatch.setattr(_elementwise, "MEMORY_PARALLEL_MIN", 1 << 13)
+    monkeypatch.setattr(_elementwise, "MEMORY_PARALLEL_BYTES", 8 << 13)
     monkeypatch.setattr(_elementwise, "COMPUTE_PARALLEL_MIN", 1 << 10)
     monkeypatch.setattr(_elementwise, "PARALLEL_MIN", 1 << 10)
     monkeypatch.setattr(_elementwise, "_FAST_MAX", 1 << 10)

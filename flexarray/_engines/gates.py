@@ -19,15 +19,21 @@ shared with other jobs: +-30% between runs) unless noted.
 # 0.59; add float64 2M 1.18 | 0.96, 4M 0.77 | 0.63; multiply by a scalar float64 2M 0.71 |
 # 1.06, 4M 0.79 | 0.60. NumPy's SIMD transcendentals behave the same: exp float32 4M 1.11 |
 # 1.05, 8M 0.42 | 0.34; sin float32 4M 1.15 | 1.30, 8M 0.24 | 0.43; exp float64 1M 1.88 |
-# 1.25, 2M 0.67 | 0.66. So ufuncs use one thread below this many output elements
-# (used by _elementwise.MEMORY_PARALLEL_MIN)
-ELEMENTWISE_THREADS_MIN = 1 << 23
+# 1.25, 2M 0.67 | 0.66. Measured again on a quiet machine (load ~1.5, in one process, one
+# thread vs two, min of 15): float64 50,000 x 64 (3.2M, 25.6 MB) d**2 1.88 -> 1.19 ms,
+# x*2.0 1.79 -> 1.08 ms, x - mean(x, 0) 4.40 -> 3.03 ms, a transposed x.T - m 2.90 ->
+# 1.57 ms; scipy.stats.skew(axis=0) of it 87 -> 46 ms; bench_threads.py --forced at 3.2M
+# float64: add 0.98 | 1.11, multiply by a scalar 0.86 | 1.06; at 4M 0.57-0.73 | 0.91-1.11.
+# The gate is in bytes of output (the widest operand's item size): threads from 16 MiB,
+# i.e. 2M float64 or 4M float32 elements (float32 add at 2M, 8 MiB: 1.56 | 1.26 above).
+# (used by _elementwise.MEMORY_PARALLEL_BYTES)
+ELEMENTWISE_THREADS_MIN_BYTES = 16 << 20
 
 # ... except the compute-bound ones (ELEMENTWISE_COMPUTE_BOUND: ~3 ns or more per element on
 # one thread, where add costs 0.4-0.8 ns): two threads from this many output elements.
 # sin float64 (~6-10 ns per element) 512K 1.05 | 0.61, 1M 0.89 | 0.91, 2M 0.88 | 0.88,
 # 4M 0.79 | 0.89, 8M 0.46 | 0.91.
-# (used by _elementwise.PARALLEL_MIN, with ELEMENTWISE_THREADS_MIN)
+# (used by _elementwise.PARALLEL_MIN, with ELEMENTWISE_THREADS_MIN_BYTES)
 ELEMENTWISE_COMPUTE_THREADS_MIN = 1 << 21
 
 # The compute-bound ufuncs by dtype (the standard's names): one-thread ns per element at 256K
