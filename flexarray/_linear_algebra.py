@@ -14,6 +14,7 @@ import operator
 import numpy as np
 
 from . import _dtypes as _dt
+from . import _memory
 from ._engines import dispatch
 from ._array import wrap
 from ._helpers import cast_result, check_array
@@ -56,8 +57,13 @@ def matmul_np(a, b, dt):
         if r is not None:
             return r
     ct = compute_np(dt)
-    r = np.matmul(a.astype(ct, copy=False), b.astype(ct, copy=False))
-    return cast_result(r, dt)
+    a, b = a.astype(ct, copy=False), b.astype(ct, copy=False)
+    out = None
+    if a.ndim == b.ndim == 2 and a.shape[0] * b.shape[1] * ct.itemsize >= _memory.POOL_MIN:
+        # a large product into warm pooled memory: a fresh block costs a page fault per
+        # page (256 x 64 @ 64 x 50,000 float64, 102 MB: ~12 ms of its ~27 ms)
+        out = _memory.empty((a.shape[0], b.shape[1]), ct)
+    return cast_result(np.matmul(a, b, out=out), dt)
 
 
 def matmul(x1, x2, /):
