@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _dtypes as _dt
 from . import _memory, _threads
-from ._array import Array, wrap
+from ._array import Array, copy_of, wrap
 from ._helpers import (_INDEX, broadcast_shape_of, check_array, check_bool, check_choice, check_ordered,
                        checked_indices, index_result, normalize_axes, normalize_axis,
                        ordered_operand, python_scalar)
@@ -204,7 +204,7 @@ def where(condition, x1=_NOT_GIVEN, x2=_NOT_GIVEN, /):
     if type(condition) is Array and condition._dtype is _dt.bool:
         r = _where_fast(condition._arr, x1, x2)
         if r is not None:
-            return wrap(r)
+            return r
     check_array(condition, "where", "condition")
     if x1 is _NOT_GIVEN and x2 is _NOT_GIVEN:
         if condition.ndim == 0:
@@ -254,17 +254,28 @@ def _where_fast(c, x1, x2):
         return None
     if a1 is None or a2 is None:
         return None
+    if c.size >= gates.SELECT_KERNEL_MIN:
+        # one side only (the NaN mask of clean data): an O(1) lazy copy of that side
+        k = np.count_nonzero(c)
+        side, other = (x2, a1) if k == 0 else (x1, a2) if k == c.size else (None, None)
+        if type(side) is Array and side.shape == c.shape and _fits(np.shape(other), c.shape):
+            return copy_of(side)
     r = _select(c, a1, a2, dt)
-    if r is not None:
-        return r
-    try:
-        r = np.where(c, a1, a2)
-    except ValueError:
-        return None
-    return r if r.dtype == dt else r.astype(dt)
+    if r is None:
+        try:
+            r = np.where(c, a1, a2)
+        except ValueError:
+            return None
+    return wrap(r if r.dtype == dt else r.astype(dt))
 
 
 _FLOAT_RESULT = frozenset({_dt.float32, _dt.float64})
+
+
+def _fits(shape, target) -> bool:
+    """Whether ``shape`` broadcasts to ``target`` without enlarging it."""
+    return len(shape) <= len(target) and all(
+        n in (1, t) for n, t in zip(shape[::-1], target[::-1]))
 
 
 def _fast_operand(v, dt):
