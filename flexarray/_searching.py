@@ -254,13 +254,14 @@ def _where_fast(c, x1, x2):
         return None
     if a1 is None or a2 is None:
         return None
+    k = None
     if c.size >= gates.SELECT_KERNEL_MIN:
         # one side only (the NaN mask of clean data): an O(1) lazy copy of that side
         k = np.count_nonzero(c)
         side, other = (x2, a1) if k == 0 else (x1, a2) if k == c.size else (None, None)
         if type(side) is Array and side.shape == c.shape and _fits(np.shape(other), c.shape):
             return copy_of(side)
-    r = _select(c, a1, a2, dt)
+    r = _select(c, a1, a2, dt, k)
     if r is None:
         try:
             r = np.where(c, a1, a2)
@@ -289,10 +290,11 @@ def _fast_operand(v, dt):
     return None
 
 
-def _select(c, a1, a2, dt):
+def _select(c, a1, a2, dt, k=None):
     """``where`` by the bit-select kernel (``_kernels.elementwise.select``: 2-3x NumPy's
     branching loop) when the operands are C-contiguous arrays of the result's shape or
-    scalars, of an item size it moves; None otherwise."""
+    scalars, of an item size it moves; None otherwise. ``k``: the count of True in ``c``
+    when the caller has it."""
     n = c.size
     if n < gates.SELECT_KERNEL_MIN or dt.itemsize not in (1, 2, 4, 8) or \
             not c.flags.c_contiguous:
@@ -307,7 +309,8 @@ def _select(c, a1, a2, dt):
             return None
         ops.append(a)
     out = _memory.empty(c.shape, dt)  # (warm pooled memory when large)
-    k = np.count_nonzero(c)  # (~0.1 ns per element)
+    if k is None:
+        k = np.count_nonzero(c)  # (~0.1 ns per element)
     if k == 0 or k == n:  # one side only (a NaN mask of clean data): a copy, 2x faster
         np.copyto(out, ops[0] if k else ops[1])  # (a one-element side broadcasts)
         return out
