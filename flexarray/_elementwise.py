@@ -179,7 +179,7 @@ def _out_size(args, out):
     first = shapes[0]
     if len(shapes) == 1 or all(sh == first for sh in shapes):
         return math.prod(first)  # the common case: no broadcasting
-    if 0 in sum(shapes, ()):
+    if any(0 in sh for sh in shapes):
         return 0
     # the broadcast extent of each axis is the largest (the others are 1, or a mismatch
     # that the ufunc itself raises on), the shapes aligned on the right
@@ -221,6 +221,12 @@ def _result_like(shape, dtype, args):
 def _ufunc(func, args, out=None):
     """``func(*args)`` into ``out`` (or a new array, from the result pool when large): on
     all cores in chunks when large."""
+    bound = 1  # the product of the operands' sizes, an upper bound of the result's size
+    for a in args:
+        if type(a) is np.ndarray:
+            bound *= a.size
+    if bound < _FAST_MAX:  # neither threads nor the result pool: straight to NumPy
+        return quiet(func, args, out)
     n = _out_size(args, out)
     threads = _is_large(func, args, n)
     if not threads and (out is not None or not n or n * max(
@@ -322,6 +328,7 @@ def _make_unary(name, func, cat):
 
 
 _EXACT = 1 << 53  # Python ints of smaller magnitude convert to any float dtype's range
+_INT64, _INT64_MIN, _INT64_MAX = _dt.int64, -(1 << 63), (1 << 63) - 1
 
 
 def _make_binary(name, func, cat):
@@ -339,6 +346,9 @@ def _make_binary(name, func, cat):
                 elif (t2 is float or t2 is int and -_EXACT < x2 < _EXACT) and \
                         x1._dtype in fast_float:
                     return _wrap(quiet(func, (a1, x2)))  # NumPy 2 keeps the float dtype
+                elif t2 is int and x1._dtype is _INT64 and _INT64_MIN <= x2 <= _INT64_MAX and \
+                        x1._dtype in fast:
+                    return _wrap(quiet(func, (a1, x2)))  # an int64 scalar beside int64
         elif (t1 is float or t1 is int and -_EXACT < x1 < _EXACT) and t2 is Array and \
                 x2._dtype in fast_float and x2._arr.size < _FAST_MAX:
             return _wrap(quiet(func, (x1, x2._arr)))

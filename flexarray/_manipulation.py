@@ -267,6 +267,8 @@ def reshape(x, /, shape, *, copy=None):
     NumPy gives one, else a fresh copy. ``copy=False``: a view or ValueError.
     ``copy=True``: a copy, O(1) (a lazy copy of the view) when the strides allow a view.
     """
+    if type(shape) is int:
+        shape = (shape,)
     if type(x) is Array and copy is None and type(shape) is tuple:
         # the common call, a view by a tuple of ints (1.1 us instead of 3.4 us); NumPy
         # refuses two -1s, as the checks below do (but takes -2 for -1: they refuse it)
