@@ -63,9 +63,15 @@ def take(x, indices, /, *, axis=None):
         ax = 0
     else:
         ax = normalize_axis(axis, x.ndim, "take")
-    idx = checked_indices(idx, x.shape[ax], "take")
     a = x._arr
     shape = a.shape[:ax] + idx.shape + a.shape[ax + 1:]
+    if idx.dtype == np.intp and 0 < math.prod(shape) < GATHER_MIN:
+        try:  # NumPy's take checks every index it uses (all of them for a non-empty result)
+            return wrap(a.take(idx, axis=ax))
+        except IndexError:
+            checked_indices(idx, x.shape[ax], "take")  # raises, naming take
+            raise
+    idx = checked_indices(idx, x.shape[ax], "take")
     if (a.size and a.flags.c_contiguous and math.prod(shape) >= GATHER_MIN
             and math.prod(a.shape[ax + 1:]) == 1):  # rows of a 2-D x: NumPy's memcpy
         from ._engines.dispatch import kernel_module
