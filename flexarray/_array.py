@@ -60,13 +60,17 @@ def wrap_foreign(nd: np.ndarray) -> "Array":
 
 
 def copy_of(x: "Array") -> "Array":
-    """A copy of ``x``: O(1), a lazy copy of the memory that becomes real on the first write
-    to either side; a real copy now for pinned memory (the foreign side may write it), for
-    read-only views (broadcasts, windows: the copy must be a writable array) and for small
-    arrays (``gates.LAZY_COPY_MIN_BYTES``: copying them costs less than the bookkeeping)."""
+    """A copy of ``x`` laid out as NumPy's ``np.array(x, copy=True)`` (order "K": C- and
+    F-contiguous layouts kept, others compacted): O(1), a lazy copy of the memory that
+    becomes real on the first write to either side, for contiguous ``x``; a real copy now
+    for other layouts (a lazy copy would keep their strides, and reshapes of the copy would
+    then copy where NumPy's give views), for pinned memory (the foreign side may write it),
+    for read-only views (broadcasts, windows: the copy must be a writable array) and for
+    small arrays (``gates.LAZY_COPY_MIN_BYTES``: copying costs less than the bookkeeping)."""
     a = x._arr
     buf = None
-    if a.flags.writeable and a.nbytes >= _LAZY_COPY_MIN:  # (read-only: overlapping)
+    if a.flags.writeable and a.nbytes >= _LAZY_COPY_MIN and (  # (read-only: overlapping)
+            a.flags.c_contiguous or a.flags.f_contiguous):
         buf = lazy_copy(x._buf, a)
     if buf is None:
         # a broadcast (a zero stride) copies C-contiguous, as torch's clone of an expanded

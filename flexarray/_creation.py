@@ -122,7 +122,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
                                  f"but copy=False")
             _dt.check_complex_cast(nd.dtype, dtype, "asarray")
             return wrap(nd.astype(dtype))
-        return wrap(nd.copy()) if copy else wrap_foreign(nd)
+        return wrap(np.array(nd, copy=True)) if copy else wrap_foreign(nd)  # (order K)
     if hasattr(obj, "__dlpack__"):
         return from_dlpack(obj, copy=copy) if dtype is None else asarray(
             from_dlpack(obj, copy=copy), dtype=dtype, copy=copy)
@@ -132,7 +132,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         except ValueError as e:
             raise ValueError(f"asarray: a buffer of {memoryview(obj).nbytes} bytes as {dtype}: "
                              f"{e}") from None
-        return wrap(nd.copy()) if copy else wrap_foreign(nd)
+        return wrap(np.array(nd, copy=True)) if copy else wrap_foreign(nd)  # (order K)
     if copy is False:
         raise ValueError("asarray: copy=False needs an object whose memory can be shared "
                          f"(an array), got {type(obj).__name__}")

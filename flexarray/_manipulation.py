@@ -313,7 +313,10 @@ def reshape(x, /, shape, *, copy=None):
                              f"{a.strides} (bytes) cannot be viewed as {shape}; copy=False "
                              f"forbids the copy this needs (use copy=None)") from None
         return wrap(contiguous_copy(a).reshape(shape))
-    return copy_of(view_of(x, view)) if copy else view_of(x, view)
+    if copy:  # NumPy's reshape(copy=True) is C-ordered
+        return copy_of(view_of(x, view)) if view.flags.c_contiguous else wrap(
+            np.array(view, order="C"))
+    return view_of(x, view)
 
 
 # --- computed -------------------------------------------------------------------------------

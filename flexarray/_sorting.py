@@ -122,12 +122,23 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
     """A sorted copy of ``x`` along ``axis`` (NaN last; stable by default)."""
     a, ax, descending, stable = _prepare("sort", x, axis, descending, stable)
     if a.dtype == np.float16 and stable and (radix := _radix_rows(x, ax)) is not None:
-        return wrap(_unrows(radix[0].sort(radix[1], descending), x, ax))
+        return wrap(_as_laid_out(_unrows(radix[0].sort(radix[1], descending), x, ax), x))
     key = _reverse_key(a) if descending else a
     r = _sorted_key(x, key, ax, stable)
     if descending:
         r = _reverse_key(r)
-    return wrap(r.astype(x._dtype, copy=False))
+    return wrap(_as_laid_out(r.astype(x._dtype, copy=False), x))
+
+
+def _as_laid_out(r, x):
+    """Sorted values ``r`` in the memory order NumPy's ``np.sort`` gives (its copy of x is
+    order "K"), so that reshapes of the result are views exactly where NumPy's are."""
+    a = x._arr
+    if a.ndim < 2 or a.flags.c_contiguous or (r.flags.f_contiguous and a.flags.f_contiguous):
+        return r
+    out = np.empty_like(a, dtype=r.dtype)  # (order "K": x's layout, compacted)
+    out[...] = r
+    return out
 
 
 def _stable_argsort(key, ax):

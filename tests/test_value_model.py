@@ -133,7 +133,12 @@ class ViewModel(RuleBasedStateMachine):
              "astype": lambda: xp.astype(x, x.dtype),
              "reshape": lambda: xp.reshape(x, m.shape, copy=True),
              "dlpack": lambda: xp.from_dlpack(x, copy=True)}[how]()
-        return self._add(c, m.copy())
+        # NumPy's own copy for each (the layout decides whether later reshapes are views):
+        # order "K" for asarray/astype/from_dlpack, C for reshape(copy=True)
+        twin = {"asarray": lambda: np.asarray(m, copy=True), "astype": lambda: m.astype(m.dtype),
+                "reshape": lambda: np.reshape(m, m.shape, copy=True),
+                "dlpack": lambda: np.array(m, copy=True)}[how]()
+        return self._add(c, twin)
 
     @rule(target=arrays, i=arrays)
     def same_array(self, i):
@@ -429,3 +434,27 @@ def test_copy_of_a_broadcast_is_c_contiguous_so_its_flat_reshape_is_a_view():
     tr += 1
     np.testing.assert_array_equal(np.asarray(c), twin)
     np.testing.assert_array_equal(m, [35.0, 13.0])  # the copy never reaches the original
+
+
+@pytest.mark.parametrize("make", ["asarray", "astype", "dlpack", "reshape", "sort", "import"])
+@pytest.mark.parametrize("layout", ["transposed", "stepped"])
+def test_copies_and_sorts_have_numpys_layout(make, layout):
+    """A copy (or sort) is laid out as NumPy's (order "K"; reshape(copy=True) C), so a later
+    reshape of it is a view exactly where NumPy's is: a write through the reshape reaches
+    the copy in both or in neither (found by test_view_model: transpose, copy, reshape)."""
+    base = np.arange(24.0).reshape(4, 6)
+    m = base.T if layout == "transposed" else base[:, ::2]
+    x = xp.asarray(base, copy=True)
+    x = x.T if layout == "transposed" else x[:, ::2]
+    c, mc = {
+        "asarray": lambda: (xp.asarray(x, copy=True), np.asarray(m, copy=True)),
+        "astype": lambda: (xp.astype(x, x.dtype), m.astype(m.dtype)),
+        "dlpack": lambda: (xp.from_dlpack(x, copy=True), np.array(m, copy=True)),
+        "reshape": lambda: (xp.reshape(x, m.shape, copy=True), np.reshape(m, m.shape, copy=True)),
+        "sort": lambda: (xp.sort(x, axis=-1), np.sort(m, axis=-1)),
+        "import": lambda: (xp.asarray(np.array(m), copy=True), np.asarray(np.array(m), copy=True)),
+    }[make]()
+    r, mr = xp.reshape(c, (-1,)), mc.reshape(-1)
+    r += 1
+    mr += 1
+    np.testing.assert_array_equal(np.asarray(c), mc)
