@@ -168,33 +168,33 @@ def _broadcast(name, *shapes):
                          f"'x2' cannot be broadcast together") from None
 
 
-def _out_size(args, out):
-    """The result's element count, from the operands' shapes alone (``np.broadcast_shapes``
-    costs 2-4 us per call)."""
-    if out is not None:
-        return out.size
-    shapes = [a.shape for a in args if type(a) is np.ndarray]
-    if not shapes:
-        return 0
+def _broadcast_shape(shapes):
+    """The broadcast shape of ``shapes`` without a NumPy call (``np.broadcast_shapes``
+    costs 2-4 us): per axis, aligned on the right, the extent that is not 1; ValueError
+    when two differ (the callers name the function)."""
     first = shapes[0]
-    if len(shapes) == 1 or all(sh == first for sh in shapes):
-        return math.prod(first)  # the common case: no broadcasting
-    if any(0 in sh for sh in shapes):
-        return 0
-    # the broadcast extent of each axis is the largest (the others are 1, or a mismatch
-    # that the ufunc itself raises on), the shapes aligned on the right
+    if all(sh == first for sh in shapes):
+        return first  # the common case: no broadcasting
     n = max(map(len, shapes))
-    return math.prod(map(max, *((1,) * (n - len(sh)) + sh for sh in shapes)))
+    result = []
+    for axis in zip(*((1,) * (n - len(sh)) + sh for sh in shapes)):
+        extent = 1
+        for e in axis:
+            if e != 1:
+                if extent != 1 and e != extent:
+                    raise ValueError(f"shapes {shapes} do not broadcast")
+                extent = e
+        result.append(extent)
+    return tuple(result)
 
 
-def _is_large(func, args, n):
-    """Whether ``func(*args)`` with ``n`` output elements runs on threads (see the gates)."""
+def _is_large(func, arrays, n, nbytes):
+    """Whether ``func`` on NumPy ``arrays`` with ``n`` output elements of ``nbytes`` runs
+    on threads (see the gates)."""
     if _threads.NTHREADS < 2 or n < PARALLEL_MIN:
         return False
-    arrays = [a for a in args if type(a) is np.ndarray]
-    if n * max(a.itemsize for a in arrays) >= MEMORY_PARALLEL_BYTES:
-        return True
-    return n >= COMPUTE_PARALLEL_MIN and (func, arrays[0].dtype) in _COMPUTE_BOUND
+    return nbytes >= MEMORY_PARALLEL_BYTES or (
+        n >= COMPUTE_PARALLEL_MIN and (func, arrays[0].dtype) in _COMPUTE_BOUND)
 
 
 _POOL_ELEMENTS = _memory.POOL_MIN // 16  # below, no result reaches the pool's size
@@ -227,13 +227,14 @@ def _ufunc(func, args, out=None):
             bound *= a.size
     if bound < _FAST_MAX:  # neither threads nor the result pool: straight to NumPy
         return quiet(func, args, out)
-    n = _out_size(args, out)
-    threads = _is_large(func, args, n)
-    if not threads and (out is not None or not n or n * max(
-            (a.itemsize for a in args if type(a) is np.ndarray), default=0) < _memory.POOL_MIN):
+    arrays = [a for a in args if type(a) is np.ndarray]
+    shape = out.shape if out is not None else _broadcast_shape([a.shape for a in arrays])
+    n = math.prod(shape)
+    nbytes = n * max(a.itemsize for a in arrays)
+    threads = _is_large(func, arrays, n, nbytes)
+    if not threads and (out is not None or nbytes < _memory.POOL_MIN):
         return quiet(func, args, out)
     if out is None:
-        shape = np.broadcast_shapes(*(np.shape(a) for a in args))
         # the result dtype from one element of each operand: a view, never a copy
         # (reshape(-1) copies a non-contiguous operand: 55 of 109 ms in a skew+kurtosis)
         probe = quiet(func, tuple(a[(slice(0, 1),) * a.ndim] if type(a) is np.ndarray else a

@@ -288,3 +288,15 @@ def test_small_arrays_with_python_floats_follow_the_standard_dtype(name, dtype, 
     for got, expected in pairs:
         assert to_np(got).dtype == expected.dtype
         np.testing.assert_array_equal(to_np(got), expected)
+
+
+def test_large_operands_that_do_not_broadcast_raise_valueerror():
+    """The engine computes large results' shapes itself (no np.broadcast_shapes): shapes
+    that do not broadcast still raise ValueError naming the function, never a huge
+    allocation."""
+    a = xp.ones((600_000,))
+    b = xp.ones((600_000, 3))
+    with pytest.raises(ValueError, match="add: the shapes"):
+        xp.add(a, b)
+    with pytest.raises(ValueError, match="multiply: the shapes"):
+        xp.ones((700, 1000)) * xp.ones((1000, 700))
