@@ -538,15 +538,21 @@ def clip(x, /, min=None, max=None):
         else:
             raise TypeError(f"clip: '{what}' must be None, a flexarray array or a real Python "
                             f"scalar, got {type(bound).__name__}")
-        try:
-            np.broadcast_shapes(x.shape, np.shape(b))
-        except ValueError:
-            raise ValueError(f"clip: '{what}' of shape {np.shape(b)} does not broadcast with "
-                             f"x of shape {x.shape}") from None
         bounds.append(b)
     # one pass: np.clip is minimum(maximum(x, min), max) (NaN stays; max wins over min),
-    # on the pool's threads when large (x's size decides: bounds broadcast onto x)
-    r = _ufunc(np.clip, (x._arr, *bounds))
+    # on the pool's threads when large
+    try:
+        r = _ufunc(np.clip, (x._arr, *bounds))
+    except ValueError:
+        for b, what in zip(bounds, ("min", "max")):
+            try:
+                np.broadcast_shapes(x.shape, np.shape(b))
+            except ValueError:
+                raise ValueError(f"clip: '{what}' of shape {np.shape(b)} does not broadcast "
+                                 f"with x of shape {x.shape}") from None
+        raise ValueError(f"clip: x of shape {x.shape}, 'min' of shape {np.shape(bounds[0])} "
+                         f"and 'max' of shape {np.shape(bounds[1])} do not broadcast "
+                         f"together") from None
     return wrap(r.astype(x._dtype, copy=False))
 
 
