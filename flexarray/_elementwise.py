@@ -210,11 +210,7 @@ def _result_like(shape, dtype, args):
     2.9 ms)."""
     for a in args:
         if type(a) is np.ndarray and a.shape == shape:
-            if a.ndim < 2 or a.flags.c_contiguous:
-                break
-            order = sorted(range(a.ndim), key=lambda d: -builtins.abs(a.strides[d]))  # outer 1st
-            out = _memory.empty(tuple(shape[d] for d in order), dtype)
-            return out.transpose(np.argsort(order))
+            return _memory.empty_like_order(a, shape, dtype)
     return _memory.empty(shape, dtype)
 
 

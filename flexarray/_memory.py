@@ -89,6 +89,15 @@ def empty(shape, dtype) -> np.ndarray:
     return np.empty(shape, dtype)  # the blocks in use fill the pool: not pooled
 
 
+def empty_like_order(a, shape, dtype) -> np.ndarray:
+    """:func:`empty` of ``shape`` (``a``'s number of dimensions) with ``a``'s axes in its
+    memory order, outermost first, as NumPy's order "K" lays out a result."""
+    if a.ndim < 2 or a.flags.c_contiguous:
+        return empty(shape, dtype)
+    order = sorted(range(a.ndim), key=lambda d: -abs(a.strides[d]))  # outermost first
+    return empty(tuple(shape[d] for d in order), dtype).transpose(np.argsort(order))
+
+
 def _new_block(nbytes: int):
     """A new block after dropping free blocks (oldest first) to stay within ``CAP``; None
     when the blocks still in use leave no room."""

@@ -158,8 +158,11 @@ def _one_dim(func, npfunc, kernel, real_in, half_in, x, n, axis, norm):
     if not isinstance(x, Array):
         check_array(x, func)
     a = x._arr
+    from_real = False  # fft/ifft of large real floating input: from the real transform
     if a.dtype not in (_REAL_IN if real_in else _COMPLEX_IN):
-        a = (_real_input if real_in else _complex_input)(func, x)
+        from_real = kernel is None and a.dtype in _REAL_IN and a.size >= _FROM_REAL_MIN
+        if not from_real:
+            a = (_real_input if real_in else _complex_input)(func, x)
     nd = a.ndim
     if type(axis) is not int or not -nd <= axis < nd:
         axis = normalize_axis(axis, nd, func)
@@ -173,9 +176,32 @@ def _one_dim(func, npfunc, kernel, real_in, half_in, x, n, axis, norm):
         n = _length(func, "n", n, default)
     if type(norm) is not str or norm not in _NORMS:
         _norm(func, norm)
-    if kernel is None or n < _KERNEL_MIN_N[a.dtype]:
+    if from_real:
+        if n >= _FROM_REAL_MIN_N:
+            return wrap(_pocket().full_from_real(a, n, axis, norm, func == "ifft"))
+        a = _complex_input(func, x)
+    if kernel is not None and n >= _KERNEL_MIN_N[a.dtype]:
+        return wrap(kernel(a, n, axis, norm))
+    if a.size < _POCKET_SPLIT_MIN:
         return wrap(npfunc(a, n, axis, norm))
-    return wrap(kernel(a, n, axis, norm))
+    out_len = n // 2 + 1 if real_in else n
+    out_dtype = np.result_type(a.dtype, np.complex64) if real_in else \
+        (np.finfo(a.dtype).dtype if half_in else a.dtype)
+    return wrap(_pocket().transform(npfunc, a, n, axis, norm, out_len, out_dtype))
+
+
+# Smaller batches go to NumPy's call as it is (no threads, NumPy's allocation); fft/ifft
+# of real input computes the real transform and mirrors it from _FROM_REAL_MIN elements
+# and rows of _FROM_REAL_MIN_N (measured: 2.9x slower at 100 elements, 1.3x slower for
+# ifft of 2,000 rows of 20; 0.56x for 20 rows of 2,000 and 0.22x for 50,000 rows of 64).
+_POCKET_SPLIT_MIN = gates.FFT_THREADS_MIN // 4
+_FROM_REAL_MIN = 1 << 14
+_FROM_REAL_MIN_N = 32
+
+
+def _pocket():
+    from ._kernels.fft import pocket
+    return pocket
 
 
 def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:

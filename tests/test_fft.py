@@ -8,7 +8,7 @@ parallel, and one huge row split over threads. Sizes up to 2^20 are @pytest.mark
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import flexarray as xp
 import flexarray.fft as xfft  # (also binds xp.fft until __init__ imports it)
@@ -385,6 +385,56 @@ def test_kernel_gate_engines_and_results(name, monkeypatch):
                     length = want.shape[axis] if name in ("irfft", "hfft") else (
                         v.shape[axis] if nn is None else nn)
                     assert bool(calls) == (length >= lim), (dt, n, nn, calls)
+
+
+ONE_D_REFS = {"fft": np.fft.fft, "ifft": np.fft.ifft, "rfft": np.fft.rfft,
+              "ihfft": np.fft.ihfft, "irfft": np.fft.irfft, "hfft": np.fft.hfft}
+
+
+@pytest.fixture
+def pocket_engine_everywhere(monkeypatch):
+    """The pocketfft engine's gates at 1: every batch split over the pool, fft/ifft of
+    real input from the real transform, at hypothesis's small sizes."""
+    from flexarray._engines import gates
+    monkeypatch.setattr(gates, "FFT_THREADS_MIN", 1)
+    for name in ("_POCKET_SPLIT_MIN", "_FROM_REAL_MIN", "_FROM_REAL_MIN_N"):
+        monkeypatch.setattr(xfft, name, 1)
+
+
+ONE_D_INPUTS = {"fft": REALS + COMPLEXES, "ifft": REALS + COMPLEXES, "rfft": REALS,
+                "ihfft": REALS, "irfft": COMPLEXES, "hfft": COMPLEXES}
+
+
+@pytest.mark.parametrize("name", sorted(ONE_D_REFS))
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # (constant patches)
+@given(data=st.data())
+def test_pocketfft_engine_split_and_from_real(pocket_engine_everywhere, name, data):
+    """Split batches (any axis, cut or padded, every norm) and fft/ifft of real input by
+    Hermitian symmetry give NumPy's values and dtypes."""
+    x, v = data.draw(arrays(ONE_D_INPUTS[name]))
+    half = name in ("irfft", "hfft")
+    n, axis, norm = data.draw(one_dim_args(v.shape, inverse_real=half))
+    got = getattr(xp.fft, name)(x, n=n, axis=axis, norm=norm)
+    assert got.dtype == (expected_real(x.dtype) if half else expected_complex(x.dtype))
+    assert_close(np_of(got), ONE_D_REFS[name](wide(v), n, axis, norm),
+                 REAL.get(v.dtype.type, v.dtype.type))
+
+
+@pytest.mark.parametrize("name", sorted(ONE_D_REFS))
+@pytest.mark.parametrize("shape, axis", [((3000, 40), -1), ((3000, 40), 0), ((5, 30002), 1)])
+def test_pocketfft_engine_at_its_sizes(name, shape, axis):
+    """The engine at the sizes where it runs by default (no patched gates): lengths that
+    are not powers of two, real and complex input, float32 and float64."""
+    rng = np.random.default_rng(7)
+    for dt in ((np.float32, np.float64) if name in ("fft", "ifft", "rfft", "ihfft") else ())\
+            + ((np.complex64, np.complex128) if name not in ("rfft", "ihfft") else ()):
+        v = normal(rng, shape, dt)
+        m = shape[axis]
+        for n in (None, m - 3) if name not in ("irfft", "hfft") else (None, 2 * m - 3):
+            got = getattr(xp.fft, name)(fx(v), n=n, axis=axis, norm="ortho")
+            assert_close(np_of(got), ONE_D_REFS[name](wide(v), n, axis, "ortho"),
+                         REAL.get(np.dtype(dt).type, dt))
 
 
 def test_kernel_gate_n_dim():

@@ -37,6 +37,7 @@ from flexarray._engines import gates
 from flexarray._kernels.fft.codegen import (_bfly2, _bfly4, _bfly4_first, _bfly8_first, _nlanes,
                                             _pad, _twiddle_transpose_tile, aligned_empty,
                                             lanes)
+from flexarray._kernels.fft import pocket
 from flexarray._kernels.fft.plans import _cached, get_plan
 
 u = np.uint64
@@ -673,7 +674,7 @@ def rfft(a, n=None, axis=-1, norm="backward"):
     cdt = _CPLX[a.dtype.char]
     if not _is_pow2(n):
         if not use_bluestein(n, a.dtype):
-            return np.fft.rfft(a, n, axis, norm)
+            return pocket.transform(np.fft.rfft, a, n, axis, norm, n // 2 + 1, cdt)
         v = _last_axis(a, axis, m, n, 0)
         y = _bluestein(v.astype(cdt), n, False, n // 2 + 1)
         y *= _scale(norm, n, False)
@@ -698,7 +699,7 @@ def irfft(a, n=None, axis=-1, norm="backward"):
     rdt = _REAL[a.dtype.char]
     if not _is_pow2(n):
         if not use_bluestein(n, rdt):
-            return np.fft.irfft(a, n, axis, norm)
+            return pocket.transform(np.fft.irfft, a, n, axis, norm, n, rdt)
         h = _last_axis(a, axis, m, n // 2 + 1, 0)
         full = np.empty(h.shape[:-1] + (n,), a.dtype)       # the Hermitian extension
         full[..., :n // 2 + 1] = h
