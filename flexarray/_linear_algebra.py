@@ -14,8 +14,7 @@ import operator
 import numpy as np
 
 from . import _dtypes as _dt
-from . import _memory, _threads
-from ._engines import gates
+from . import _memory
 from ._engines import dispatch
 from ._array import wrap
 from ._helpers import cast_result, check_array
@@ -64,31 +63,7 @@ def matmul_np(a, b, dt):
         # a large product into warm pooled memory: a fresh block costs a page fault per
         # page (256 x 64 @ 64 x 50,000 float64, 102 MB: ~12 ms of its ~27 ms)
         out = _memory.empty((a.shape[0], b.shape[1]), ct)
-        if a.shape[0] * a.shape[1] * b.shape[1] >= SPLIT_MIN_MACS and _threads.workers() > 1:
-            return cast_result(_split_matmul(a, b, out), dt)
     return cast_result(np.matmul(a, b, out=out), dt)
-
-
-SPLIT_MIN_MACS = gates.MATMUL_SPLIT_MIN_MACS
-
-
-def _split_matmul(a, b, out):
-    """``a @ b`` into ``out`` as blocks of rows (or columns) on flexarray's pool, each one
-    single-threaded GEMM. BLAS's own threads would spin on the cores for a while after the
-    product (OpenBLAS: ~0.1 s) and slow the threaded work that follows it: measured,
-    scikit-learn's euclidean_distances of 256 x 64 against 50,000 x 64, 100 ms with
-    OpenBLAS's two threads, 85 ms with one (NumPy's arrays: 76 ms)."""
-    m, n = out.shape
-    if m >= n:
-        def block(lo, hi):
-            np.matmul(a[lo:hi], b, out=out[lo:hi])
-    else:
-        def block(lo, hi):
-            np.matmul(a, b[:, lo:hi], out=out[:, lo:hi])
-    with _threads.SingleThreadedBLAS():
-        _threads.run_split(block, (), builtins.max(m, n), _threads.workers(),
-                           pieces_per_thread=2)
-    return out
 
 
 def matmul(x1, x2, /):

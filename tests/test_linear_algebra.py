@@ -210,25 +210,3 @@ def test_bad_input():
         xp.vecdot(m, m, axis=None)
     with pytest.raises(ValueError, match="vecdot: shapes .* do not broadcast"):
         xp.vecdot(xp.ones((2, 3)), xp.ones((4, 3)))
-
-
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128])
-def test_matmul_split_over_the_pool(dtype, monkeypatch):
-    """Products past the split gate run as blocks of rows or columns on flexarray's pool
-    (BLAS single-threaded meanwhile): NumPy's values for tall, wide and transposed
-    operands, and BLAS's thread count restored afterwards."""
-    from flexarray import _linear_algebra, _memory, _threads
-    monkeypatch.setattr(_linear_algebra, "SPLIT_MIN_MACS", 1)
-    monkeypatch.setattr(_memory, "POOL_MIN", 0)
-    before = [lib.get_num_threads() for lib in _threads._blas_libs()]
-    rng = np.random.default_rng(3)
-    for m, k, n in ((97, 5, 3), (3, 7, 101), (64, 64, 64), (1, 9, 1)):
-        a = rng.standard_normal((m, k)).astype(dtype)
-        b = rng.standard_normal((k, n)).astype(dtype)
-        for x, y in ((a, b), (np.asarray(a.T.copy()).T, b), (a, np.asfortranarray(b))):
-            got = xp.matmul(xp.asarray(x), xp.asarray(y))
-            assert got.dtype == xp.asarray(x).dtype
-            want = x.astype(np.complex128) @ y.astype(np.complex128)
-            tol = 1e-5 if dtype == np.float32 else 1e-12
-            np.testing.assert_allclose(np.asarray(got), want, rtol=tol, atol=tol * k)
-    assert [lib.get_num_threads() for lib in _threads._blas_libs()] == before

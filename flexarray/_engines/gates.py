@@ -292,13 +292,6 @@ TALL_SVD_ASPECT = 4
 TALL_SVD_MIN = 10_000
 
 
-# --- matmul ---------------------------------------------------------------------------
-# Multiply-adds from which a 2-D float product runs as single-threaded GEMMs on flexarray's
-# pool (blocks of rows or columns) instead of on BLAS's own threads.
-# (used by _linear_algebra.SPLIT_MIN_MACS)
-MATMUL_SPLIT_MIN_MACS = 1 << 25
-
-
 # --- FFT ------------------------------------------------------------------------------
 # Reals per call below which one thread is faster: ~0.25 ms (float32) to ~0.6 ms (float64)
 # of serial work; handing pieces to a worker thread cost 40-50 us here (measured: 8-32
