@@ -1,6 +1,7 @@
 """Real work: scikit-learn (array_api_dispatch=True) and SciPy (SCIPY_ARRAY_API=1) calls
 timed with flexarray, NumPy (dispatch off, plain NumPy arrays: what users had), torch CPU
-(through array-api-compat) and array-api-strict, round-robin in one process.
+(through array-api-compat) and array-api-strict, round-robin in one process (the order
+rotated each round).
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE PYTHONPATH=. python bench/bench_real_work.py \
         [--size small|medium|large|all] [--repeat 5] [--only substring] [--json out.json]
@@ -244,8 +245,12 @@ def bench_size(size, names, repeat, min_batch, select):
                 except Exception as e:  # noqa: BLE001
                     status[b] = f"check failed: {type(e).__name__}: {e}"
             calls[b] = (f, max(1, min(10_000, int(min_batch / max(t1, 1e-7)))))
-        for _ in range(repeat):  # round-robin: every backend once per round
-            for b, (f, number) in calls.items():
+        order = list(calls)
+        for r in range(repeat):  # round-robin: every backend once per round, the order
+            # rotated each round (a backend's BLAS threads keep spinning ~0.1 s after its
+            # last product and slow whichever backend runs next)
+            for b in order[r % len(order):] + order[:r % len(order)]:
+                f, number = calls[b]
                 sklearn.set_config(array_api_dispatch=be[b][2])
                 times[b].append(time_calls(f, number))
         sklearn.set_config(array_api_dispatch=False)
