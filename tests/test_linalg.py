@@ -209,11 +209,14 @@ def test_svd_svdvals(data):
 
 @pytest.mark.parametrize("shape", [(3000, 20), (20, 3000), (12_000, 3)])
 @pytest.mark.parametrize("dt", [xp.float32, xp.float64, xp.complex128])
-@pytest.mark.parametrize("kind", ["random", "ill-conditioned", "rank-deficient", "nan"])
+@pytest.mark.parametrize("kind", ["random", "cond-6", "cond-12", "ill-conditioned",
+                                  "rank-deficient", "nan"])
 def test_svd_of_tall_and_wide_matrices(shape, dt, kind):
-    """Tall and wide matrices take Cholesky QR instead of LAPACK (linalg._tall_svd) unless
-    they are too ill-conditioned for it: either way the reduced SVD and the singular values
-    are LAPACK's to its error bound, against NumPy in float64/complex128."""
+    """Tall and wide matrices take the Gram matrix's eigendecomposition (condition number
+    up to 8: random and cond-6) or Cholesky QR (cond-12) instead of LAPACK
+    (linalg._tall_svd) unless they are too ill-conditioned for it: either way the reduced
+    SVD and the singular values are LAPACK's to its error bound, against NumPy in
+    float64/complex128, and U and Vh are orthonormal to it."""
     rng = np.random.default_rng(sum(shape))
     v = rng.standard_normal(shape)
     if std_kind(dt) == "c":
@@ -222,6 +225,9 @@ def test_svd_of_tall_and_wide_matrices(shape, dt, kind):
     if kind == "ill-conditioned":  # singular values from 1 down to 1e-10
         u0, _, vh0 = np.linalg.svd(v, full_matrices=False)
         v = (u0 * np.logspace(0, -10, k)) @ vh0
+    elif kind.startswith("cond-"):  # singular values from 1 down to 1/6 or 1/12
+        u0, _, vh0 = np.linalg.svd(v, full_matrices=False)
+        v = (u0 * np.geomspace(1, 1 / int(kind[5:]), k)) @ vh0
     elif kind == "rank-deficient":
         v[..., :, -1] = v[..., :, 0] if shape[0] > shape[1] else v[..., :, -1]
         v[..., -1, :] = v[..., 0, :] if shape[0] <= shape[1] else v[..., -1, :]
@@ -244,7 +250,8 @@ def test_svd_of_tall_and_wide_matrices(shape, dt, kind):
     U, S, Vh = to_np(u).astype(complex), to_np(s), to_np(vh).astype(complex)
     assert np.all(np.abs((U * S) @ Vh - v) <= bound * 4)
     assert np.all(np.diff(S) <= 0)
-    if kind == "random":  # (singular vectors of tiny singular values are not unique)
+    if kind == "random" or kind.startswith("cond-"):  # (vectors of tiny singular values
+        # are not unique)
         assert np.all(np.abs(mh(U) @ U - np.eye(k)) <= tol(dt, max(shape), 1) * 4)
         assert np.all(np.abs(Vh @ mh(Vh) - np.eye(k)) <= tol(dt, max(shape), 1) * 4)
 
