@@ -191,9 +191,9 @@ def svd(x, /, *, full_matrices=True):
     """``(U, S, Vh)`` of each matrix with ``x = U diag(S) Vh``; S real, descending."""
     dt = _matrices("svd", x)
     check_bool(full_matrices, "svd", "full_matrices")
-    a = _no_inf(as_compute(x._arr, dt))
-    r = None if full_matrices else _tall_svd(a)
-    u, s, vh = r or _lapack("svd", np.linalg.svd, a, full_matrices=full_matrices)
+    a = as_compute(x._arr, dt)
+    r = None if full_matrices else _tall_svd(a)  # (None for input with inf or NaN)
+    u, s, vh = r or _lapack("svd", np.linalg.svd, _no_inf(a), full_matrices=full_matrices)
     return SVDResult(_out(u, dt), _out(s, _real(dt)), _out(vh, dt))
 
 

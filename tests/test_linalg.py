@@ -210,7 +210,7 @@ def test_svd_svdvals(data):
 @pytest.mark.parametrize("shape", [(3000, 20), (20, 3000), (12_000, 3)])
 @pytest.mark.parametrize("dt", [xp.float32, xp.float64, xp.complex128])
 @pytest.mark.parametrize("kind", ["random", "cond-6", "cond-12", "ill-conditioned",
-                                  "rank-deficient", "nan"])
+                                  "rank-deficient", "nan", "inf"])
 def test_svd_of_tall_and_wide_matrices(shape, dt, kind):
     """Tall and wide matrices take the Gram matrix's eigendecomposition (condition number
     up to 8: random and cond-6) or Cholesky QR (cond-12) instead of LAPACK
@@ -231,10 +231,10 @@ def test_svd_of_tall_and_wide_matrices(shape, dt, kind):
     elif kind == "rank-deficient":
         v[..., :, -1] = v[..., :, 0] if shape[0] > shape[1] else v[..., :, -1]
         v[..., -1, :] = v[..., 0, :] if shape[0] <= shape[1] else v[..., -1, :]
-    elif kind == "nan":
-        v[1, 1] = np.nan
+    elif kind in ("nan", "inf"):
+        v[1, 1] = np.nan if kind == "nan" else -np.inf
     v = v.astype(dt)
-    if kind == "nan":  # LAPACK's answer: LinAlgError, naming the function
+    if kind in ("nan", "inf"):  # LAPACK's answer: LinAlgError, naming the function
         for f in (la.svd, la.svdvals):
             with pytest.raises(np.linalg.LinAlgError, match=f.__name__):
                 f(fx(v)) if f is la.svdvals else f(fx(v), full_matrices=False)
