@@ -278,3 +278,44 @@ def test_like_creation_with_a_dtype_flexarray_lacks_raises():
         np.empty_like(x, dtype=[("vals", "f8"), ("arg", "i8")])
     r = np.full_like(x, 3, shape=(4,))  # a keyword flexarray lacks: NumPy's, as flexarray
     assert isinstance(r, xp.Array) and to_np(r).tolist() == [3.0] * 4
+
+
+@pytest.mark.parametrize("op", ["+=", "-=", "*=", "/=", "**=", "@="])
+def test_inplace_with_a_numpy_operand_writes_through_views(op):
+    """``x op= ndarray`` writes into x's memory, as NumPy's does: views of x see it and x
+    stays the same object (a NotImplemented made Python rebind x to a new array)."""
+    rng = np.random.default_rng(1)
+    m = rng.uniform(1, 2, (3, 3))
+    y = rng.uniform(1, 2, (3, 3))
+    x = xp.asarray(m.copy())
+    view, same = x[...], x
+    ref = m.copy()
+    exec(f"x {op} y", {}, env := {"x": x, "y": y})
+    exec(f"ref {op} y", {}, renv := {"ref": ref, "y": y})
+    assert env["x"] is same
+    np.testing.assert_allclose(np.asarray(view), renv["ref"], rtol=1e-15)
+
+
+def test_operators_with_numpy_operands_give_numpys_answers():
+    """Array <op> ndarray and ndarray <op> Array: flexarray arrays with NumPy's values and
+    dtypes, promotions flexarray lacks (int8 with uint64) included."""
+    cases = [(np.array([1.5, -2.0, 3.0]), np.array([2, 3, 4])),
+             (np.array([1, 2, 3], np.int8), np.array([1, 2, 3], np.uint64)),
+             (np.array([True, False, True]), np.array([0.5, 1.5, 2.5])),
+             (np.array([[1.0, 2.0]]), np.array([[3.0], [4.0]]))]
+    for a, b in cases:
+        for f in (lambda p, q: p + q, lambda p, q: p * q, lambda p, q: p < q,
+                  lambda p, q: p - q):
+            want = f(a, b)
+            for got in (f(xp.asarray(a), b), f(a, xp.asarray(b))):
+                assert type(got) is xp.Array
+                assert np.asarray(got).dtype == want.dtype, (a.dtype, b.dtype)
+                np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_inplace_with_a_foreign_dtype_numpy_operand_raises():
+    x = xp.asarray([1.0, 2.0])
+    view = x[...]
+    with pytest.raises(TypeError, match="object"):
+        x += np.array([1, 2], dtype=object)
+    np.testing.assert_array_equal(np.asarray(view), [1.0, 2.0])
