@@ -35,6 +35,7 @@ if os.environ.get("FLEXARRAY_NUM_THREADS", "").isdigit():
 _lock = threading.Lock()
 _pool = None
 _pinned_calls = 0  # parallel calls running (the first pins its caller, see _Pinned)
+_running = 0  # parallel calls running, from any thread (see run_items)
 _LINGER_SECONDS = 0.002  # helpers poll for the next job this long before they block
 _DONE = object()
 _THREAD_PREFIX = "flexarray-worker"
@@ -219,22 +220,33 @@ if hasattr(os, "register_at_fork"):
 def run_items(fn, items, nthreads=None, pin=True):
     """Call ``fn(item)`` for every item, on up to ``nthreads`` threads (default: all),
     the caller included; inline when there is one item or one thread, or when called from
-    a pool thread. ``fn`` must write only disjoint parts of shared outputs. The first
+    a pool thread. Calls from several threads at once share the threads out: while k
+    other calls run, a call takes at most ``NTHREADS // (k + 1)`` (inline on two cores
+    under Dask's threaded scheduler, whose tasks already use every core). ``fn`` must write only disjoint parts of shared outputs. The first
     exception stops the job and is raised here. ``pin``: the caller runs on the pool's
     first CPU meanwhile (:class:`_Pinned`; nn's calls); :func:`run_split` leaves the caller
     free, as the core kernels' calls always did (measured without a clear win either way
     for them on the busy 2-core machine)."""
+    global _running
     items = list(items)
     nw = NTHREADS if nthreads is None else max(1, min(nthreads, NTHREADS))
+    if _running:  # other threads' parallel calls are running (a Dask task per core, ...):
+        nw = min(nw, NTHREADS // (_running + 1))  # share the cores, never oversubscribe
     if len(items) <= 1 or nw <= 1 or in_worker():
         for it in items:
             fn(it)
         return
-    with _Pinned() if pin else contextlib.nullcontext():
-        job = _Job(fn, items)
-        _get_pool().post(job, min(nw, len(items)) - 1)
-        job.drain()
-        job.finish()
+    with _lock:
+        _running += 1
+    try:
+        with _Pinned() if pin else contextlib.nullcontext():
+            job = _Job(fn, items)
+            _get_pool().post(job, min(nw, len(items)) - 1)
+            job.drain()
+            job.finish()
+    finally:
+        with _lock:
+            _running -= 1
 
 
 def run_split(fn, args, total, nthreads, pieces_per_thread=8):

@@ -145,6 +145,34 @@ def test_one_pool_for_the_whole_package():
     assert 0 < len(helpers) <= max(_threads.NTHREADS - 1, 1)  # a second pool would add more
 
 
+def test_concurrent_callers_share_the_threads(monkeypatch):
+    """While other threads' parallel calls run, a call takes NTHREADS // (k + 1) threads:
+    inline on two threads with one other call running (Dask's one task per core), a share
+    on more; alone, the pool's helpers join in."""
+    from flexarray import _threads
+
+    def threads_used(running, nthreads):
+        monkeypatch.setattr(_threads, "NTHREADS", nthreads)
+        monkeypatch.setattr(_threads, "_running", running)
+        used, gate = set(), threading.Barrier(2, timeout=0.5)
+
+        def item(i):
+            used.add(threading.current_thread().name)
+            if i < 2:  # the first two items wait for each other when two threads run
+                try:
+                    gate.wait()
+                except threading.BrokenBarrierError:
+                    pass
+        _threads.run_items(item, range(8))
+        return used
+
+    main = {threading.current_thread().name}
+    assert threads_used(1, 2) == main  # inline: the other call has the second core
+    assert threads_used(3, 4) == main
+    if _threads._get_pool().cpus and len(_threads._allowed_cpus()) >= 2:
+        assert len(threads_used(0, 2)) == 2  # alone: a helper joins
+
+
 @pytest.mark.parametrize("dtype,func,n,threaded", [
     ("float64", "sin", 1 << 11, True),     # compute-bound: from the compute gate
     ("float32", "sin", 1 << 11, False),    # NumPy's SIMD sin: memory-bound
