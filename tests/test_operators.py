@@ -319,3 +319,30 @@ def test_inplace_with_a_foreign_dtype_numpy_operand_raises():
     with pytest.raises(TypeError, match="object"):
         x += np.array([1, 2], dtype=object)
     np.testing.assert_array_equal(np.asarray(view), [1.0, 2.0])
+
+
+@pytest.mark.parametrize("op", ["+=", "-=", "*=", "/=", "**=", "//=", "%="])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_small_float_inplace_operators_match_numpy(op, dtype):
+    """In-place operators on small float arrays (the fast path straight into x's memory):
+    NumPy's values and dtype for Python scalars, same-dtype arrays of x's shape or one that
+    broadcasts to it, and overlapping views of x itself; views of x see the writes, and a
+    copy of x does not."""
+    rng = np.random.default_rng(4)
+    base = rng.uniform(0.5, 2.0, (6, 5)).astype(dtype)
+    row = rng.uniform(0.5, 2.0, (5,)).astype(dtype)
+    for other, np_other in ((1.5, 1.5), (3, 3), (xp.asarray(row), row),
+                            (xp.asarray(base[::-1].copy()), base[::-1].copy())):
+        x = xp.asarray(base.copy())
+        view, copy = x[1:], xp.asarray(x, copy=True)
+        ref = base.copy()
+        exec(f"x {op} other", {}, {"x": x, "other": other})
+        exec(f"ref {op} o", {}, {"ref": ref, "o": np_other})
+        assert x.dtype == xp.asarray(base).dtype
+        np.testing.assert_allclose(np.asarray(x), ref, rtol=1e-6)
+        np.testing.assert_array_equal(np.asarray(view), np.asarray(x)[1:])
+        np.testing.assert_array_equal(np.asarray(copy), base)
+    x, ref = xp.asarray(base.copy()), base.copy()
+    exec(f"x[1:] {op} x[:-1]", {}, {"x": x})  # overlap: NumPy reads the old values
+    exec(f"ref[1:] {op} ref[:-1]", {}, {"ref": ref})
+    np.testing.assert_allclose(np.asarray(x), ref, rtol=1e-6)
