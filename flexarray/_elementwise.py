@@ -217,11 +217,15 @@ def _result_like(shape, dtype, args):
 def _ufunc(func, args, out=None):
     """``func(*args)`` into ``out`` (or a new array, from the result pool when large): on
     all cores in chunks when large."""
-    bound = 1  # the product of the operands' sizes, an upper bound of the result's size
-    for a in args:
+    bound, big = 1, None  # the product of the operands' sizes, an upper bound of the
+    for a in args:        # result's size, and the largest operand
         if type(a) is np.ndarray:
             bound *= a.size
-    if bound < _FAST_MAX:  # neither threads nor the result pool: straight to NumPy
+            if big is None or a.size > big.size:
+                big = a
+    if bound < _FAST_MAX or big.size < _FAST_MAX and all(  # (or the others broadcast to
+            type(a) is not np.ndarray or a is big or _fits(a.shape, big.shape)  # the largest:
+            for a in args):  # the result has its size): neither threads nor the result pool
         return quiet(func, args, out)
     arrays = [a for a in args if type(a) is np.ndarray]
     shape = out.shape if out is not None else _broadcast_shape([a.shape for a in arrays])
@@ -337,9 +341,12 @@ def _make_binary(name, func, cat):
         if t1 is Array:
             a1 = x1._arr
             if a1.size < _FAST_MAX:
-                if t2 is Array:  # one dtype, one shape
-                    if x1._dtype is x2._dtype and x1._dtype in fast and a1.shape == x2._arr.shape:
-                        return _wrap(quiet(func, (a1, x2._arr)))
+                if t2 is Array:  # one dtype; one shape, or one broadcasts to the other's
+                    if x1._dtype is x2._dtype and x1._dtype in fast:
+                        a2 = x2._arr
+                        if a1.shape == a2.shape or _fits(a2.shape, a1.shape) or (
+                                a2.size < _FAST_MAX and _fits(a1.shape, a2.shape)):
+                            return _wrap(quiet(func, (a1, a2)))
                 elif (t2 is float or t2 is int and -_EXACT < x2 < _EXACT) and \
                         x1._dtype in fast_float:
                     return _wrap(quiet(func, (a1, x2)))  # NumPy 2 keeps the float dtype
