@@ -99,8 +99,14 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
     """
     if type(obj) is Array and dtype is None and device is None and copy is None:
         return obj  # the common case, without the checks below (~0.15 us less)
-    if type(obj) is float and dtype is None and device is None and copy is not False:
-        return wrap(np.array(obj, _dt.default_float))  # a Python float (~2 us less)
+    if dtype is None and device is None and copy is not False:  # Python scalars (~2-4 us
+        t = type(obj)                                           # less than the checks)
+        if t is float:
+            return wrap(np.array(obj, _dt.default_float))
+        if t is bool:
+            return wrap(np.array(obj, _dt.bool))
+        if t is int and _INT64_MIN <= obj <= _INT64_MAX:
+            return wrap(np.array(obj, _dt.default_int))
     dtype = _check_dtype(dtype, "asarray")
     check_device(device, "asarray")
     check_copy(copy, "asarray")

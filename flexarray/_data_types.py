@@ -1,6 +1,8 @@
 """Data type functions (the standard's 6)."""
 import builtins
 
+import numpy as np
+
 from . import _dtypes as _dt
 from ._array import Array, copy_of, wrap
 from ._device import check_device
@@ -12,10 +14,20 @@ isdtype = _dt.isdtype
 
 
 def result_type(*arrays_and_dtypes):
-    if len(arrays_and_dtypes) == 2:  # the common call, two arrays (~1.5 us less)
+    # the common calls first (~0.5-1.5 us less than the general path)
+    if len(arrays_and_dtypes) == 2:
         a, b = arrays_and_dtypes
-        if type(a) is Array and type(b) is Array:
-            return _dt.promote(a._dtype, b._dtype, "result_type")
+        if type(a) is Array:
+            if type(b) is Array:  # two arrays
+                return _dt.promote(a._dtype, b._dtype, "result_type")
+            if type(b) is float and _dt.KIND[a._dtype] in "fc":  # a float array and a float
+                return a._dtype
+    elif len(arrays_and_dtypes) == 1:
+        a = arrays_and_dtypes[0]
+        if type(a) is Array:
+            return a._dtype
+        if isinstance(a, np.dtype) and (d := _dt._BY_NP.get(a)) is not None:
+            return d  # one of flexarray's dtypes (NumPy's dtype objects)
     return _dt.result_type(*arrays_and_dtypes)
 
 

@@ -232,3 +232,16 @@ def test_like_functions_take_numpys_shape(func, args):
             np.testing.assert_array_equal(np.asarray(r), e)
     with pytest.raises(TypeError, match=f"{func}: 'shape'"):
         getattr(xp, func)(x, *args, shape="3")
+
+
+def test_asarray_of_python_scalars_default_dtypes_and_range():
+    """Python scalars take the default dtypes (bool, int64, float64) as NumPy's asarray
+    does; an int beyond int64 raises OverflowError naming asarray."""
+    for v, want in ((True, np.bool_), (False, np.bool_), (0, np.int64), (-(1 << 63), np.int64),
+                    ((1 << 63) - 1, np.int64), (1.5, np.float64)):
+        got = xp.asarray(v)
+        assert got.shape == () and got.dtype == np.dtype(want)
+        assert np.asarray(got).item() == np.asarray(v, dtype=want).item()
+    for v in (1 << 63, -(1 << 63) - 1):
+        with pytest.raises(OverflowError, match="asarray"):
+            xp.asarray(v)

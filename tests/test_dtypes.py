@@ -451,3 +451,18 @@ def test_result_type_of_numpy_scalars_alone_is_numpys():
     assert xp.result_type(xp.float32, np.float64(1)) == xp.float32
     with pytest.raises(ValueError, match="at least one array or dtype"):
         xp.result_type(1.0, 2)
+
+
+def test_result_type_of_one_operand_and_of_an_array_with_a_float():
+    """The one-argument and array-with-float forms give the standard's dtypes (the
+    canonical dtype objects), and what is not a supported dtype still raises."""
+    for dt in (xp.float32, xp.float64, xp.int8, xp.bool, xp.complex64, xp.bfloat16):
+        assert xp.result_type(dt) is dt
+        assert xp.result_type(xp.ones(2, dtype=dt)) is dt
+    for dt in (xp.float16, xp.float32, xp.float64, xp.complex64):
+        assert xp.result_type(xp.ones(2, dtype=dt), 1.0) is dt
+    assert xp.result_type(xp.ones(2, dtype=xp.int8), 1.0) is xp.float64
+    assert xp.result_type(np.dtype("float64")) is xp.float64
+    for bad in (None, np.dtype(">f8"), np.dtype("O")):
+        with pytest.raises(TypeError, match="result_type"):
+            xp.result_type(bad)
