@@ -29,6 +29,11 @@ def any(x, /, *, axis=None, keepdims=False):
 def _truth(ufunc, func, x, axis, keepdims):
     """``all``/``any``: the logical ufunc's reduce in bool, as ``np.all``/``np.any`` compute
     it (without their ~1.5 us of Python)."""
+    if axis is None and keepdims is False and type(x) is Array:  # (~1-2 us less)
+        a = x._arr
+        if a.ndim == 0:  # one element: its truth (NaN is true)
+            return wrap(np.array(builtins.bool(a)))
+        return wrap(np.asarray(ufunc.reduce(a, None, np.bool_)))
     axes = reduction_axes(func, x, axis, keepdims)
     a = x._arr
     r = ufunc.reduce(a, None if len(axes) == a.ndim else axes, np.bool_, None, keepdims)

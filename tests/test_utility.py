@@ -123,3 +123,17 @@ def test_all_any_bad_input(name):
         f(xp.ones((2, 2)), axis=-3)
     with pytest.raises(TypeError, match=f"{name}: 'keepdims' must be a bool"):
         f(xp.ones((2, 2)), keepdims="yes")
+
+
+@pytest.mark.parametrize("value, dtype", [(np.nan, "float64"), (0.0, "float64"), (-0.0, "float32"),
+                                          (0j, "complex128"), (1j, "complex64"), (0, "uint8"),
+                                          (True, "bool"), (0.0, "bfloat16"), (np.nan, "float16")])
+def test_all_any_of_0d_arrays_match_numpy(value, dtype):
+    """0-d input (the one-element shortcut): NumPy's truth of the element, NaN true, as a
+    0-d bool array."""
+    v = np.array(value, dtype=np.float32 if dtype == "bfloat16" else dtype)
+    x = xp.asarray(v, dtype=getattr(xp, dtype))
+    for f, ref in ((xp.any, np.any), (xp.all, np.all)):
+        r = f(x)
+        assert r.dtype == xp.bool and r.shape == ()
+        assert bool(r) == bool(ref(v))
