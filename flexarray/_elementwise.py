@@ -372,10 +372,11 @@ def _make_binary(name, func, cat):
 ELIDE_MIN = gates.ELIDE_MIN  # measured: flexarray/_engines/gates.py
 
 
-def apply_elided(name, x, other):
-    """``x <op> other`` written into ``x``, a temporary about to be dropped, and ``x``
-    returned; None when the result cannot go there (another dtype or shape, memory that
-    another array, a lazy copy or a foreign holder may see), and the caller allocates."""
+def apply_elided(name, x, other, reflected=False):
+    """``x <op> other`` (``other <op> x`` when ``reflected``) written into ``x``, a
+    temporary about to be dropped, and ``x`` returned; None when the result cannot go there
+    (another dtype or shape, memory that another array, a lazy copy or a foreign holder may
+    see), and the caller allocates."""
     func, cat, result = BINARY[name]
     if not is_private(x._buf) or not x._arr.flags.writeable or \
             sys.getrefcount(x._buf) > _array._UNIQUE_REFS:
@@ -387,7 +388,7 @@ def apply_elided(name, x, other):
     if type(other) is Array and other._arr.shape != a1.shape and \
             _broadcast(name, a1.shape, other._arr.shape) != a1.shape:
         return None
-    _compute(name, func, (a1, a2), dt, out=a1)
+    _compute(name, func, (a2, a1) if reflected else (a1, a2), dt, out=a1)
     return x
 
 

@@ -131,6 +131,24 @@ def _reflected(func):
     return op
 
 
+def _reflected_eliding(name, func):
+    """Like ``_reflected``; a large temporary right operand (``-2 * (a @ b)``) takes the
+    result in its own memory, as in :func:`_forward_eliding` (NumPy elides it too: in
+    scikit-learn's euclidean_distances, ``-2 * X @ Y.T`` of 256 x 50,000 float64)."""
+    elide_min, apply_elided = _elementwise.ELIDE_MIN, _elementwise.apply_elided
+
+    def op(self, other):
+        if not isinstance(other, OPERAND_TYPES):
+            return _with_ndarray(func, other, self, other)
+        if (self._arr.size >= elide_min and sys.getrefcount(self) <= _TEMP_REFS
+                and _called_by_operator()):
+            r = apply_elided(name, self, other, reflected=True)
+            if r is not None:
+                return r
+        return func(other, self)
+    return op
+
+
 def _inplace(name):
     def op(self, other):
         if not isinstance(other, OPERAND_TYPES):
@@ -489,7 +507,8 @@ def install(namespace, numpy_named=()) -> None:
         func = getattr(_elementwise, name)
         setattr(Array, f"__{stem}__", _forward_eliding(name, func) if ELISION else
                 _forward(func))
-        setattr(Array, f"__r{stem}__", _reflected(func))
+        setattr(Array, f"__r{stem}__", _reflected_eliding(name, func) if ELISION else
+                _reflected(func))
         setattr(Array, f"__i{stem}__", _inplace(name))
     for stem, name in COMPARISONS.items():
         setattr(Array, f"__{stem}__", _forward(getattr(_elementwise, name)))

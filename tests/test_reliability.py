@@ -34,8 +34,8 @@ def elisions(monkeypatch):
     count = [0]
     original = _elementwise.apply_elided
 
-    def counting(name, x, other):
-        r = original(name, x, other)
+    def counting(name, x, other, reflected=False):
+        r = original(name, x, other, reflected=reflected)
         count[0] += r is not None
         return r
 
@@ -130,6 +130,29 @@ def test_chained_temporaries_give_numpy_results(elisions):
     np.testing.assert_array_equal(np.asarray(a), va)
     np.testing.assert_array_equal(np.asarray(b), vb)
     assert elisions[0] == (3 if _operators.ELISION else 0)
+
+
+def test_reflected_operators_elide_only_temporaries(elisions):
+    """A scalar on the left (``2.0 - t``, ``-2 * t``) calls the right operand's reflected
+    method: a temporary there takes the result; named right operands keep their values."""
+    global G
+    va, vb, a, b = _operands()
+    r = -2 * (a * b)
+    np.testing.assert_array_equal(np.asarray(r), -2 * (va * vb))
+    r = 1.0 - (a + b) / 3.0
+    np.testing.assert_array_equal(np.asarray(r), 1.0 - (va + vb) / 3.0)
+    assert elisions[0] == (3 if _operators.ELISION else 0)
+    t = a * b
+    r = 2.0 - t
+    np.testing.assert_array_equal(np.asarray(t), va * vb)
+    h, L, G = Holder(a * b), [a * b], a * b
+    for held in (lambda: h.v, lambda: L[0], lambda: G):
+        r = 2.0 ** held()
+        np.testing.assert_array_equal(np.asarray(held()), va * vb)
+        np.testing.assert_array_equal(np.asarray(r), 2.0 ** (va * vb))
+    r = 3.0 / a
+    np.testing.assert_array_equal(np.asarray(a), va)
+    np.testing.assert_array_equal(np.asarray(r), 3.0 / va)
 
 
 def test_classifiers_state_the_proven_versions():
