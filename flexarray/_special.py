@@ -9,12 +9,34 @@ sign = np.sign
 
 
 def pow(a, b, out=None):
-    """``np.power``; ``x ** 2`` of a real array is ``np.square`` (the same values, IEEE's
-    correctly rounded x*x; 2.5x faster than NumPy's power with an array-scalar exponent,
-    which misses its own square fast path). Complex keeps ``np.power``."""
-    if type(b) is not np.ndarray and b == 2 and type(a) is np.ndarray and a.dtype.kind in "iuf":
-        return np.square(a, out=out)
+    """``np.power``, with the scalar exponents that have an exact cheaper form: for a real
+    array ``x ** 2`` is ``np.square`` (IEEE's correctly rounded x*x: the same values, 2.5x
+    faster than NumPy's power with an array-scalar exponent, which misses its own square
+    fast path); for a floating array ``x ** -1`` is ``1 / x`` (correctly rounded, and the
+    standard's special cases of pow for an odd negative exponent are division's: 2x
+    faster) and ``x ** 0.5`` is ``sqrt`` mended where the standard's pow differs from it
+    (pow(-0, 0.5) is +0 and pow(-inf, 0.5) is +inf; NumPy's own ``x ** 0.5`` keeps
+    sqrt's -0 and NaN there): ~1.3x faster. Complex keeps ``np.power``."""
+    if type(b) is not np.ndarray and type(a) is np.ndarray:
+        kind = a.dtype.kind
+        if b == 2 and kind in "iuf":
+            return np.square(a, out=out)
+        if kind == "f" and b == -1:
+            return np.reciprocal(a, out=out)
+        if kind == "f" and b == 0.5:
+            return _sqrt_as_pow(a, out)
     return np.power(a, b, out=out)
+
+
+def _sqrt_as_pow(a, out):
+    neg_inf = np.isneginf(a)  # (before out, which may be a, is written)
+    r = np.sqrt(a, out=out)
+    if type(r) is not np.ndarray:  # 0-d input: a NumPy scalar
+        return type(r)(np.inf) if neg_inf else r + 0.0
+    r += 0.0  # -0 -> +0, everything else unchanged
+    if neg_inf.any():
+        np.copyto(r, np.inf, where=neg_inf)
+    return r
 
 
 def floor_divide(a, b, out=None, dtype=None):

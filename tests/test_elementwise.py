@@ -300,3 +300,42 @@ def test_large_operands_that_do_not_broadcast_raise_valueerror():
         xp.add(a, b)
     with pytest.raises(ValueError, match="multiply: the shapes"):
         xp.ones((700, 1000)) * xp.ones((1000, 700))
+
+
+def _c_pow(t, e):
+    """C's pow (math.pow) with its IEEE results where Python raises instead."""
+    try:
+        return math.pow(t, e)
+    except OverflowError:
+        return math.copysign(math.inf, t) if e == -1 else math.inf
+    except (ValueError, ZeroDivisionError):
+        return math.copysign(math.inf, t) if e == -1 and t == 0 else math.nan
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("e", [0.5, -1, 2])
+def test_pow_with_cheaper_exact_forms_keeps_pows_special_cases(dtype, e):
+    """x ** 0.5, x ** -1 and x ** 2 (computed as a mended sqrt, a reciprocal, a square)
+    give C pow's values, signed zeros and infinities included (pow(-0, 0.5) = +0,
+    pow(-inf, 0.5) = +inf, pow(-0, -1) = -inf), for arrays, 0-d arrays and in place."""
+    with np.errstate(all="ignore"):  # (1e308 overflows float16, as intended)
+        v = np.array([-0.0, 0.0, -np.inf, np.inf, np.nan, -4.0, 4.0, 2.0, 1e-310, -1e-310,
+                      1e308, 3e-39, 7.0, -7.5]).astype(dtype)
+        ref = np.array([_c_pow(float(t), e) for t in v]).astype(dtype)
+
+    def same(got):
+        got = np.asarray(got)
+        nan = np.isnan(ref)
+        assert got.dtype == ref.dtype
+        np.testing.assert_array_equal(np.isnan(got), nan)
+        np.testing.assert_array_equal(got[~nan], ref[~nan])
+        np.testing.assert_array_equal(np.signbit(got[~nan]), np.signbit(ref[~nan]))
+
+    x = xp.asarray(v)
+    same(x ** e)
+    same(xp.pow(x, e))
+    same(np.array([np.asarray(xp.asarray(t) ** e) for t in v]))
+    y = xp.asarray(v.copy())
+    view = y[...]
+    y **= e
+    same(view)
