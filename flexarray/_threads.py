@@ -224,10 +224,10 @@ def run_items(fn, items, nthreads=None, pin=True):
     other calls run, a call takes at most ``NTHREADS // (k + 1)`` (inline on two cores
     under Dask's threaded scheduler, whose tasks already use every core). ``fn`` must
     write only disjoint parts of shared outputs. The first exception stops the job and is
-    raised here. ``pin``: the caller runs on the pool's
-    first CPU meanwhile (:class:`_Pinned`; nn's calls); :func:`run_split` leaves the caller
-    free, as the core kernels' calls always did (measured without a clear win either way
-    for them on the busy 2-core machine)."""
+    raised here. ``pin``: the caller runs on the pool's first CPU meanwhile
+    (:class:`_Pinned`; nn's calls); :func:`run_split` leaves the caller free, as the core
+    kernels' calls always did (measured without a clear win either way for them on the
+    busy 2-core machine)."""
     global _running
     items = list(items)
     nw = NTHREADS if nthreads is None else max(1, min(nthreads, NTHREADS))

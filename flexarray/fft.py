@@ -200,7 +200,7 @@ _FROM_REAL_MIN_N = 32
 
 
 def _pocket():
-    from ._kernels.fft import pocket
+    from ._kernels.fft import pocket  # (on first use: the _kernels package imports Numba)
     return pocket
 
 
