@@ -16,7 +16,7 @@ Real input
 Rows (nc >= nl*nl): a six-step over the (n1, n2) view of z in phases of independent tasks
     COLS (gather a chunk of columns, length-n1 FFTs, twiddle and register-tile transpose
     into q), ROWSFFT (length-n2 FFTs on chunks of q's lanes), OUT (unpack or write reals);
-    irfft first loads the half spectrum (XLOAD). Chunks stay in L2; a huge row runs each
+    irfft packs straight from the half spectrum. Chunks stay in L2; a huge row runs each
     phase's tasks on all threads. Short rows run nl at a time as the lanes of one block.
 
 Kinds: RFFT, IRFFT, and the complex CFFT / ICFFT used by the Bluestein path for float32
@@ -174,37 +174,25 @@ def _load_real(x, base, es, n1, n2, perm1, c0, c1, dre, dim, ld):
 
 
 @kernel(inline="always")
-def _load_complex(x, base, es, k0, k1, dre, dim):
-    """d[k] = X[k] for k0 <= k < k1, X read as float pairs at x[base + k*es]."""
-    if es == 2:                 # contiguous: a vectorized de-interleave
-        ub = u(base)
-        for k in range(k0, k1):
-            dre[u(k)] = x[ub + U2 * u(k)]
-            dim[u(k)] = x[ub + U2 * u(k) + U1]
-    else:
-        for k in range(k0, k1):
-            dre[u(k)] = x[u(base + k * es)]
-            dim[u(k)] = x[u(base + k * es + 1)]
-
-
-@kernel(inline="always")
-def _pack_complex(xre, xim, nc, n1, n2, perm1, c0, c1, wr, wi, s, dre, dim, ld):
-    """irfft packing, laid out like _load_real: d[i*ld + j2 - c0] = s * Z[j] for
-    j = perm1[i]*n2 + j2, c0 <= j2 < c1, from the half spectrum X[0..nc] in xre/xim:
-    Z[j] = (X[j] + conj X[nc-j]) + i conj(w^j) (X[j] - conj X[nc-j]), w = exp(-i pi/nc).
-    The imaginary parts of X[0] and X[nc] are ignored (as pocketfft does)."""
+def _pack_rows(x, base, es, nc, n1, n2, perm1, c0, c1, wr, wi, s, dre, dim, ld):
+    """The body of _pack_complex for one element stride es (a constant 2 once inlined
+    from its contiguous branch, so that LLVM vectorizes the loop)."""
     sc = dre.dtype.type(s)
     unc = u(nc)
+    ub = u(base)
+    ues = u(es)
     w = c1 - c0
     for i in range(n1):
         j0 = u(perm1[i] * n2 + c0)
         dst = u(i * ld)
         for jj in range(w):
             j = j0 + u(jj)
-            ar = xre[j]
-            ai = xim[j]
-            br = xre[unc - j]
-            bi = xim[unc - j]
+            pa = ub + ues * j
+            pb = ub + ues * (unc - j)
+            ar = x[pa]
+            ai = x[pa + U1]
+            br = x[pb]
+            bi = x[pb + U1]
             dr = ar - br
             di = ai + bi
             tr = wr[j] * dr + wi[j] * di        # t = conj(w^j) (X[j] - conj X[nc-j])
@@ -212,8 +200,25 @@ def _pack_complex(xre, xim, nc, n1, n2, perm1, c0, c1, wr, wi, s, dre, dim, ld):
             dre[dst + u(jj)] = sc * ((ar + br) - ti)
             dim[dst + u(jj)] = sc * ((ai - bi) + tr)
         if j0 == 0:                 # Z[0] = (X0 + Xnc) + i (X0 - Xnc), real parts only
-            dre[dst] = sc * (xre[0] + xre[unc])
-            dim[dst] = sc * (xre[0] - xre[unc])
+            dre[dst] = sc * (x[ub] + x[ub + ues * unc])
+            dim[dst] = sc * (x[ub] - x[ub + ues * unc])
+
+
+@kernel(inline="always")
+def _pack_complex(x, base, es, nc, n1, n2, perm1, c0, c1, wr, wi, s, dre, dim, ld):
+    """irfft packing, laid out like _load_real: d[i*ld + j2 - c0] = s * Z[j] for
+    j = perm1[i]*n2 + j2, c0 <= j2 < c1, from the half spectrum X[0..nc] read as float
+    pairs at x[base + k*es]:
+    Z[j] = (X[j] + conj X[nc-j]) + i conj(w^j) (X[j] - conj X[nc-j]), w = exp(-i pi/nc).
+    The imaginary parts of X[0] and X[nc] are ignored (as pocketfft does).
+
+    Reads X straight from the input: a separate pass de-interleaving X into split arrays
+    first (the former phase XLOAD) cost 0.21 / 0.38 ms of 1.07 / 2.07 ms (256 rows of
+    4096 points, float32 / float64, one thread)."""
+    if es == 2:                 # contiguous: the vectorized loop
+        _pack_rows(x, base, 2, nc, n1, n2, perm1, c0, c1, wr, wi, s, dre, dim, ld)
+    else:
+        _pack_rows(x, base, es, nc, n1, n2, perm1, c0, c1, wr, wi, s, dre, dim, ld)
 
 
 @kernel(inline="always")
@@ -285,9 +290,8 @@ def _copy_lanes(are, aim, lda, a0, bre, bim, ldb, b0, n, w):
 # ----------------------------------------------------------------------------------------
 # drivers
 #
-# A row with nc >= nl*nl runs as a six-step in four phases, each a list of independent
+# A row with nc >= nl*nl runs as a six-step in three phases, each a list of independent
 # tasks (a huge row runs each phase's tasks on all threads):
-#   XLOAD    (irfft) the half spectrum X into split arrays z
 #   COLS     per chunk of columns of the (n1, n2) view of z: gather (rfft: de-interleave x;
 #            irfft: pack X) -> length-n1 FFTs -> twiddle and transpose into q (n2, n1)
 #   ROWSFFT  per chunk of lanes of q: length-n2 FFTs (copied out and back when the chunk
@@ -297,13 +301,13 @@ def _copy_lanes(are, aim, lda, a0, bre, bim, ldb, b0, n, w):
 # All FFT work goes through the one call of _fft_lanes in _unit: Numba links callees into
 # every caller and LLVM inlines them, so each extra call site costs seconds of cold compile.
 
-ROWS, XLOAD, COLS, ROWSFFT, OUT, SMALL = -1, 0, 1, 2, 3, 4
+ROWS, COLS, ROWSFFT, OUT, SMALL = -1, 0, 1, 2, 3
 RFFT, IRFFT, CFFT, ICFFT = 0, 1, 2, 3       # transform kinds
 # Complex elements of one lane-FFT chunk: 512 KiB float32, 1 MiB float64 (L2). Measured on
 # 2^19-point rows: chunks of 2^13 / 2^14 / 2^15 / 2^16 -> 4.6 / 7.7 / 8.5 / 2.5 ms (float32)
 # and 13.9 / 13.6 / 9.6 / 5.7 ms (float64): wide chunks read whole cache lines and pages.
 CHUNK = 1 << 16
-SPAN = 1 << 14      # elements of one XLOAD / OUT task
+SPAN = 1 << 14      # elements of one OUT task
 
 
 @kernel(inline="always")
@@ -311,8 +315,6 @@ def _phase_tasks(kind, phase, n1, n2, nl, ntmin):
     """(number of tasks, task width) of a phase of one row; the FFT phases get at least
     ntmin tasks where the lanes allow."""
     nc = n1 * n2
-    if phase == XLOAD:
-        return ((nc + SPAN) // SPAN if kind == IRFFT else 0), SPAN
     if phase == COLS:
         w = max(nl, min(n2 // ntmin, CHUNK // n1 // nl * nl))
         return n2 // w, w
@@ -325,13 +327,12 @@ def _phase_tasks(kind, phase, n1, n2, nl, ntmin):
 
 
 @kernel
-def _scratch_len(n1, n2, nl, kind):
-    """Lengths of the scratch pairs (a, q, z) of _unit for one thread."""
+def _scratch_len(n1, n2, nl):
+    """Lengths of the scratch pairs (a, q) of _unit for one thread."""
     nc = n1 * n2
     if n2 == 1:
-        return _pad(nc * nl), _pad(nc + 1), _pad(nc + 1)
-    return (_pad(min(nc, max(CHUNK, max(n1, n2) * nl))), _pad(nc + 1),
-            _pad(nc + 1 if kind == IRFFT else 1))
+        return _pad(nc * nl), _pad(nc + 1)
+    return _pad(min(nc, max(CHUNK, max(n1, n2) * nl))), _pad(nc + 1)
 
 
 @kernel(inline="always")
@@ -349,12 +350,11 @@ def _plan(ip, tw, meta):
 
 
 @kernel(inline="always")
-def _views(wa, wq, la, lq, lz):
-    """Scratch pairs (a, q, z) in workspace rows laid out [a_re a_im q_re q_im z_re z_im],
-    each part starting 64-byte aligned (lengths padded by _scratch_len)."""
+def _views(wa, wq, la, lq):
+    """Scratch pairs (a, q) in workspace rows laid out [a_re a_im q_re q_im], each part
+    starting 64-byte aligned (lengths padded by _scratch_len)."""
     o = 2 * la
-    return (wa[:la], wa[la:o], wq[o:o + lq], wq[o + lq:o + 2 * lq],
-            wq[o + 2 * lq:o + 2 * lq + lz], wq[o + 2 * lq + lz:o + 2 * lq + 2 * lz])
+    return wa[:la], wa[la:o], wq[o:o + lq], wq[o + lq:o + 2 * lq]
 
 
 @kernel
@@ -367,8 +367,8 @@ def _unit(kind, mode, lo, hi, b, ntmin, x, roffs, es, out, olen, ip, tw, meta, s
     RFFT: 2*nc reals -> nc+1 complex (interleaved). IRFFT: nc+1 complex (float pairs)
     -> 2*nc reals. CFFT / ICFFT: nc complex -> nc complex, forward / inverse.
     The plan is (ip, tw, meta) of :class:`Plan`. Scratch: workspace rows wa (for a) and
-    wq (for q and z), lengths from _scratch_len: a = chunk (six-step) or lane block (short
-    rows), q = the transposed block / row buffer, z = the split half spectrum / row buffer.
+    wq (for q), lengths from _scratch_len: a = chunk (six-step) or lane block (short
+    rows), q = the transposed block / row buffer.
     """
     pl = _plan(ip, tw, meta)
     perm1, tw1r, tw1i, perm2, tw2r, tw2i, tw4r, tw4i, wr, wi = pl
@@ -376,14 +376,14 @@ def _unit(kind, mode, lo, hi, b, ntmin, x, roffs, es, out, olen, ip, tw, meta, s
     n2 = perm2.shape[0]
     nc = n1 * n2
     nl = lanes(tw)
-    la, lq, lz = _scratch_len(n1, n2, nl, kind)
-    are, aim, qre, qim, zre, zim = _views(wa, wq, la, lq, lz)
+    la, lq = _scratch_len(n1, n2, nl)
+    are, aim, qre, qim = _views(wa, wq, la, lq)
     rowwise = n2 > 1
     swap = kind == IRFFT or kind == ICFFT
     sout = 1.0 if kind == IRFFT else s      # irfft scales while packing
     if mode == ROWS:
         b, b1 = lo, hi
-        p0, p1 = (XLOAD, OUT + 1) if rowwise else (SMALL, SMALL + 1)
+        p0, p1 = (COLS, OUT + 1) if rowwise else (SMALL, SMALL + 1)
     else:
         b1 = b + 1
         p0, p1 = mode, mode + 1
@@ -393,9 +393,6 @@ def _unit(kind, mode, lo, hi, b, ntmin, x, roffs, es, out, olen, ip, tw, meta, s
             ta, tb = (0, ntask) if mode == ROWS else (lo, hi)
             for tt in range(ta, tb):
                 lo = tt * w
-                if phase == XLOAD:
-                    _load_complex(x, roffs[rb], es, lo, min(nc + 1, lo + w), zre, zim)
-                    continue
                 if phase == OUT:
                     if kind != RFFT:
                         _store(qre, qim, lo, min(nc, lo + w), sout, out, rb * olen)
@@ -411,17 +408,16 @@ def _unit(kind, mode, lo, hi, b, ntmin, x, roffs, es, out, olen, ip, tw, meta, s
                             qre[:] = 0
                             qim[:] = 0
                         elif kind == IRFFT:
-                            _load_complex(x, roffs[rb + v], es, 0, nc + 1, zre, zim)
-                            _pack_complex(zre, zim, nc, nc, 1, perm1, 0, 1, wr, wi, s,
-                                          qre, qim, 1)
+                            _pack_complex(x, roffs[rb + v], es, nc, nc, 1, perm1, 0, 1, wr, wi,
+                                          s, qre, qim, 1)
                         else:
                             _load_real(x, roffs[rb + v], es, nc, 1, perm1, 0, 1, qre, qim, 1)
                         _copy_lanes(qre, qim, 1, 0, are, aim, nl, v, nc, 1)
                     A, B, n, W, c0, c1, tr, ti = are, aim, nc, nl, 0, nl, tw1r, tw1i
                 elif phase == COLS:
                     if kind == IRFFT:
-                        _pack_complex(zre, zim, nc, n1, n2, perm1, lo, lo + w, wr, wi, s,
-                                      are, aim, w)
+                        _pack_complex(x, roffs[rb], es, nc, n1, n2, perm1, lo, lo + w, wr, wi,
+                                      s, are, aim, w)
                     else:
                         _load_real(x, roffs[rb], es, n1, n2, perm1, lo, lo + w, are, aim, w)
                     A, B, n, W, c0, c1, tr, ti = are, aim, n1, w, 0, w, tw1r, tw1i
@@ -502,12 +498,12 @@ def _rows(v):
 _WS = threading.local()
 
 
-def workspace(pl, kind, full=True):
-    """This Python thread's scratch row for _unit (see _views): a, q and z, or only a
+def workspace(pl, full=True):
+    """This Python thread's scratch row for _unit (see _views): a and q, or only a
     (`full` False: the private part of a task of a split row). The last two are kept per
     thread and reused: fresh multi-MiB buffers cost a page fault per 4 KiB on every call."""
-    la, lq, lz = _scratch_len(pl.n1, pl.n2, _nlanes(pl.dtype), kind)
-    size = 2 * (la + lq + lz) if full else 2 * la
+    la, lq = _scratch_len(pl.n1, pl.n2, _nlanes(pl.dtype))
+    size = 2 * (la + lq) if full else 2 * la
     key = (size, pl.dtype.char)
     cache = getattr(_WS, "cache", None)
     if cache is None:
@@ -536,26 +532,26 @@ def _launch(kind, flat, offs, es, out, olen, nc, dtype, scale):
     nthreads = _threads.NTHREADS if nrows * nc * 2 >= PAR_MIN_WORK else 1
     args = (flat, offs, es, out, olen, pl.ip, pl.tw, pl.meta, scale)
     if nthreads < 2:
-        w = workspace(pl, kind)
+        w = workspace(pl)
         _unit(kind, ROWS, 0, nrows, 0, 1, *args, w, w)
         return
     if not (pl.rowwise and nc >= BIG_MIN_NC and nrows < nthreads):
         unit = 1 if pl.rowwise else _nlanes(dtype)
 
         def rows(lo, hi):
-            w = workspace(pl, kind)
+            w = workspace(pl)
             _unit(kind, ROWS, lo * unit, min(hi * unit, nrows), 0, 1, *args, w, w)
 
         _threads.run_split(rows, (), (nrows + unit - 1) // unit, nthreads, PIECES_PER_THREAD)
         return
-    shared = workspace(pl, kind)
+    shared = workspace(pl)
     ntmin = PIECES_PER_THREAD * nthreads
     for b in range(nrows):
         for phase in range(OUT + 1):
             ntask = _phase_tasks(kind, phase, pl.n1, pl.n2, _nlanes(dtype), ntmin)[0]
 
             def tasks(lo, hi):
-                _unit(kind, phase, lo, hi, b, ntmin, *args, workspace(pl, kind, False),
+                _unit(kind, phase, lo, hi, b, ntmin, *args, workspace(pl, False),
                       shared)
 
             if ntask:
