@@ -34,9 +34,10 @@ import numpy as np
 from flexarray._kernels import kernel
 from flexarray import _threads
 from flexarray._engines import gates
-from flexarray._kernels.fft.codegen import (_bfly2, _bfly4, _bfly4_first, _bfly8_first, _nlanes,
-                                            _pad, _twiddle_transpose_tile, aligned_empty,
-                                            lanes)
+from flexarray._kernels.fft.codegen import (_bfly2, _bfly4, _bfly4_first, _bfly8_first,
+                                            _fetch_add, _load_pairs, fma, _nlanes, _pack_pairs, _pad,
+                                            _store_pairs, _twiddle_transpose_tile,
+                                            _unpack_pairs, aligned_empty, lanes)
 from flexarray._kernels.fft import pocket
 from flexarray._kernels.fft.plans import _cached, get_plan
 
@@ -158,50 +159,17 @@ def _fft_lanes(re, im, n, W, c0, c1, twr, twi):
 def _load_real(x, base, es, n1, n2, perm1, c0, c1, dre, dim, ld):
     """Columns c0..c1-1 of the (n1, n2) view of z (z[j] = x[2j] + i x[2j+1], x read at
     base + element*es), rows in perm1 order: d[i*ld + j2 - c0] = z[perm1[i]*n2 + j2]."""
+    nl = lanes(dre)
     w = c1 - c0
+    wv = w // nl * nl if es == 1 else 0         # contiguous: whole vectors first
     for i in range(n1):
         src = base + 2 * (perm1[i] * n2 + c0) * es
         dst = u(i * ld)
-        if es == 1:             # contiguous: a vectorized de-interleave
-            us = u(src)
-            for j in range(w):
-                dre[dst + u(j)] = x[us + U2 * u(j)]
-                dim[dst + u(j)] = x[us + U2 * u(j) + U1]
-        else:
-            for j in range(w):
-                dre[dst + u(j)] = x[u(src + 2 * j * es)]
-                dim[dst + u(j)] = x[u(src + (2 * j + 1) * es)]
-
-
-@kernel(inline="always")
-def _pack_rows(x, base, es, nc, n1, n2, perm1, c0, c1, wr, wi, s, dre, dim, ld):
-    """The body of _pack_complex for one element stride es (a constant 2 once inlined
-    from its contiguous branch, so that LLVM vectorizes the loop)."""
-    sc = dre.dtype.type(s)
-    unc = u(nc)
-    ub = u(base)
-    ues = u(es)
-    w = c1 - c0
-    for i in range(n1):
-        j0 = u(perm1[i] * n2 + c0)
-        dst = u(i * ld)
-        for jj in range(w):
-            j = j0 + u(jj)
-            pa = ub + ues * j
-            pb = ub + ues * (unc - j)
-            ar = x[pa]
-            ai = x[pa + U1]
-            br = x[pb]
-            bi = x[pb + U1]
-            dr = ar - br
-            di = ai + bi
-            tr = wr[j] * dr + wi[j] * di        # t = conj(w^j) (X[j] - conj X[nc-j])
-            ti = wr[j] * di - wi[j] * dr
-            dre[dst + u(jj)] = sc * ((ar + br) - ti)
-            dim[dst + u(jj)] = sc * ((ai - bi) + tr)
-        if j0 == 0:                 # Z[0] = (X0 + Xnc) + i (X0 - Xnc), real parts only
-            dre[dst] = sc * (x[ub] + x[ub + ues * unc])
-            dim[dst] = sc * (x[ub] - x[ub + ues * unc])
+        for j in range(0, wv, nl):
+            _load_pairs(x, u(src) + U2 * u(j), dre, dim, dst + u(j))
+        for j in range(wv, w):
+            dre[dst + u(j)] = x[u(src + 2 * j * es)]
+            dim[dst + u(j)] = x[u(src + (2 * j + 1) * es)]
 
 
 @kernel(inline="always")
@@ -215,10 +183,37 @@ def _pack_complex(x, base, es, nc, n1, n2, perm1, c0, c1, wr, wi, s, dre, dim, l
     Reads X straight from the input: a separate pass de-interleaving X into split arrays
     first (the former phase XLOAD) cost 0.21 / 0.38 ms of 1.07 / 2.07 ms (256 rows of
     4096 points, float32 / float64, one thread)."""
-    if es == 2:                 # contiguous: the vectorized loop
-        _pack_rows(x, base, 2, nc, n1, n2, perm1, c0, c1, wr, wi, s, dre, dim, ld)
-    else:
-        _pack_rows(x, base, es, nc, n1, n2, perm1, c0, c1, wr, wi, s, dre, dim, ld)
+    nl = lanes(dre)
+    sc = dre.dtype.type(s)
+    unc = u(nc)
+    ub = u(base)
+    ues = u(es)
+    w = c1 - c0
+    wv = w // nl * nl if es == 2 else 0         # contiguous: whole vectors first
+    for i in range(n1):
+        j0 = u(perm1[i] * n2 + c0)
+        dst = u(i * ld)
+        for jj in range(0, wv, nl):
+            j = j0 + u(jj)
+            _pack_pairs(x, ub + U2 * j, ub + U2 * (unc - j - u(nl - 1)), wr, wi, j, sc,
+                        dre, dim, dst + u(jj))
+        for jj in range(wv, w):
+            j = j0 + u(jj)
+            pa = ub + ues * j
+            pb = ub + ues * (unc - j)
+            ar = x[pa]
+            ai = x[pa + U1]
+            br = x[pb]
+            bi = x[pb + U1]
+            dr = ar - br
+            di = ai + bi
+            tr = fma(wr[j], dr, wi[j] * di)     # t = conj(w^j) (X[j] - conj X[nc-j])
+            ti = fma(wr[j], di, -(wi[j] * dr))
+            dre[dst + u(jj)] = sc * ((ar + br) - ti)
+            dim[dst + u(jj)] = sc * ((ai - bi) + tr)
+        if j0 == 0:                 # Z[0] = (X0 + Xnc) + i (X0 - Xnc), real parts only
+            dre[dst] = sc * (x[ub] + x[ub + ues * unc])
+            dim[dst] = sc * (x[ub] - x[ub + ues * unc])
 
 
 @kernel(inline="always")
@@ -240,23 +235,30 @@ def _twiddle_transpose(sre, sim, lds, c0, c1, qre, qim, n1, n2, perm2, tw4r, tw4
 def _unpack_real(qre, qim, nc, k0, k1, wr, wi, s, out, obase):
     """Spectrum X[k], k0 <= k < k1 (k <= nc) of the real row from its half-length
     transform Z (natural order in qre/qim), times s, into out (interleaved complex):
-    X[k] = E + w^k O, E = (Z[k] + conj Z[nc-k]) / 2, O = -i (Z[k] - conj Z[nc-k]) / 2."""
+    X[k] = E + w^k O, E = (Z[k] + conj Z[nc-k]) / 2, O = -i (Z[k] - conj Z[nc-k]) / 2,
+    computed as X = s/2 (e + w^k o) with e = 2E, o = 2O and two fused multiply-adds per
+    part: 10 operations per point instead of 16."""
+    nl = lanes(qre)
     h = qre.dtype.type(0.5 * s)
     ob = u(obase)
     unc = u(nc)
-    for k in range(max(k0, 1), min(k1, nc)):
+    ka0, ka1 = max(k0, 1), min(k1, nc)
+    kv = ka0 + (ka1 - ka0) // nl * nl
+    for k in range(ka0, kv, nl):                # whole vectors, then the remainder
+        _unpack_pairs(qre, qim, u(k), unc - u(k) - u(nl - 1), wr, wi, h, out, ob + U2 * u(k))
+    for k in range(kv, ka1):
         ka = u(k)
         kb = unc - ka
         ar = qre[ka]
         ai = qim[ka]
         br = qre[kb]
         bi = qim[kb]
-        er = h * (ar + br)
-        ei = h * (ai - bi)
-        orr = h * (ai + bi)
-        oi = h * (br - ar)
-        out[ob + U2 * ka] = er + (wr[ka] * orr - wi[ka] * oi)
-        out[ob + U2 * ka + U1] = ei + (wr[ka] * oi + wi[ka] * orr)
+        er = ar + br
+        ei = ai - bi
+        orr = ai + bi
+        oi = br - ar
+        out[ob + U2 * ka] = h * fma(wr[ka], orr, fma(-wi[ka], oi, er))
+        out[ob + U2 * ka + U1] = h * fma(wr[ka], oi, fma(wi[ka], orr, ei))
     zero = h - h
     if k0 == 0:                 # X[0] = Re Z0 + Im Z0
         out[ob] = 2 * h * (qre[0] + qim[0])
@@ -269,9 +271,13 @@ def _unpack_real(qre, qim, nc, k0, k1, wr, wi, s, out, obase):
 @kernel(inline="always")
 def _store(qre, qim, k0, k1, s, out, obase):
     """out[2k], out[2k+1] = s * qre[k], s * qim[k] for k0 <= k < k1."""
+    nl = lanes(qre)
     ob = u(obase)
     sc = qre.dtype.type(s)
-    for k in range(k0, k1):
+    kv = k0 + (k1 - k0) // nl * nl
+    for k in range(k0, kv, nl):                 # whole vectors, then the remainder
+        _store_pairs(qre, qim, u(k), sc, out, ob + U2 * u(k))
+    for k in range(kv, k1):
         out[ob + U2 * u(k)] = sc * qre[u(k)]
         out[ob + U2 * u(k) + U1] = sc * qim[u(k)]
 
@@ -358,9 +364,13 @@ def _views(wa, wq, la, lq):
 
 
 @kernel
-def _unit(kind, mode, lo, hi, b, ntmin, x, roffs, es, out, olen, ip, tw, meta, s, wa, wq):
+def _unit(kind, mode, lo, hi, b, ntmin, x, roffs, es, out, olen, ip, tw, meta, s, wa, wq,
+          claim):
     """Transform `kind` of rows lo..hi-1 (mode ROWS), or tasks lo..hi-1 of phase `mode` of
-    row b, the phase split into at least ntmin tasks (see _phase_tasks). Input row b starts
+    row b, the phase split into at least ntmin tasks (see _phase_tasks). In mode ROWS with
+    a non-empty `claim` ([0, m] at first), every call on [lo, hi) takes its rows m at a
+    time (m lane blocks of short rows) from the shared counter claim[0], so the threads
+    running it share the rows whenever each starts. Input row b starts
     at x[roffs[b]], elements es apart; output row b at out[b*olen] (contiguous), the
     result times s.
 
@@ -387,7 +397,16 @@ def _unit(kind, mode, lo, hi, b, ntmin, x, roffs, es, out, olen, ip, tw, meta, s
     else:
         b1 = b + 1
         p0, p1 = mode, mode + 1
-    for rb in range(b, b1, 1 if rowwise else nl):
+    step = 1 if rowwise else nl
+    dynamic = mode == ROWS and claim.shape[0] > 0
+    per = claim[1] if dynamic else b1 - b     # rows per claim, in units of step
+    rb = rend = b
+    while True:
+        if rb >= rend:          # the next rows: claimed, or all of them in order
+            rb = b + step * per * _fetch_add(claim, 0, 1) if dynamic else rend
+            rend = min(b1, rb + step * per)
+        if rb >= b1:
+            break
         for phase in range(p0, p1):
             ntask, w = _phase_tasks(kind, phase, n1, n2, nl, 1 if mode == ROWS else ntmin)
             ta, tb = (0, ntask) if mode == ROWS else (lo, hi)
@@ -446,6 +465,7 @@ def _unit(kind, mode, lo, hi, b, ntmin, x, roffs, es, out, olen, ip, tw, meta, s
                     _twiddle_transpose(S1, S2, w, lo, lo + w, D1, D2, n1, n2, perm2, tw4r, tw4i)
                 elif w < n1:
                     _copy_lanes(are, aim, w, 0, qre, qim, n1, lo, n2, w)
+        rb += step
 
 
 # ----------------------------------------------------------------------------------------
@@ -454,7 +474,9 @@ def _unit(kind, mode, lo, hi, b, ntmin, x, roffs, es, out, olen, ip, tw, meta, s
 _NORMS = ("backward", "ortho", "forward")
 PAR_MIN_WORK = gates.FFT_THREADS_MIN  # measured: flexarray/_engines/gates.py
 BIG_MIN_NC = gates.FFT_SPLIT_ROW_MIN  # measured: flexarray/_engines/gates.py
-PIECES_PER_THREAD = 4
+PIECES_PER_THREAD = 4    # tasks of a split row's phase per thread
+CLAIMS_PER_THREAD = 16   # claims of rows per thread (see _launch)
+_NO_CLAIM = np.zeros(0, np.int64)    # _unit without a row counter: rows lo..hi-1 in order
 
 
 def _is_pow2(n):
@@ -522,8 +544,13 @@ def _launch(kind, flat, offs, es, out, olen, nc, dtype, scale):
     blocks of short rows) spread over the threads, or, for fewer rows than threads of
     nc >= BIG_MIN_NC, each row with each of its phases spread over the threads.
 
-    Threads are Python threads running the nogil kernel (run_split: the caller takes its
-    share of pieces, so a helper the OS schedules late costs little). Numba's OpenMP
+    Threads are Python threads running the nogil kernel (run_split). Rows go to the
+    threads one at a time through a shared counter inside the kernel (see _unit's
+    `claim`): one kernel call per thread, so a helper that starts late (~35-60 us here: it
+    needs the GIL, and a blocked thread's idle vCPU is slow to wake) or is preempted just
+    takes fewer rows, and no thread waits on the GIL between pieces. Measured against 4
+    pieces per thread through the pool, 256 rows of 4096 points, 2 threads: see
+    docs/fft.md. Numba's OpenMP
     prange waited for every thread at each barrier: on the shared machine 10-16 ms per
     call whenever the second thread was not running (median 9.6 ms vs 1.4 ms serial, rows
     of 1024 points), and the parallel build doubled the cold compile."""
@@ -533,16 +560,17 @@ def _launch(kind, flat, offs, es, out, olen, nc, dtype, scale):
     args = (flat, offs, es, out, olen, pl.ip, pl.tw, pl.meta, scale)
     if nthreads < 2:
         w = workspace(pl)
-        _unit(kind, ROWS, 0, nrows, 0, 1, *args, w, w)
+        _unit(kind, ROWS, 0, nrows, 0, 1, *args, w, w, _NO_CLAIM)
         return
     if not (pl.rowwise and nc >= BIG_MIN_NC and nrows < nthreads):
-        unit = 1 if pl.rowwise else _nlanes(dtype)
+        units = (nrows + _nlanes(dtype) - 1) // _nlanes(dtype) if not pl.rowwise else nrows
+        claim = np.array([0, max(1, units // (nthreads * CLAIMS_PER_THREAD))], np.int64)
 
         def rows(lo, hi):
             w = workspace(pl)
-            _unit(kind, ROWS, lo * unit, min(hi * unit, nrows), 0, 1, *args, w, w)
+            _unit(kind, ROWS, 0, nrows, 0, 1, *args, w, w, claim)
 
-        _threads.run_split(rows, (), (nrows + unit - 1) // unit, nthreads, PIECES_PER_THREAD)
+        _threads.run_split(rows, (), nthreads, nthreads, 1)     # one call per thread
         return
     shared = workspace(pl)
     ntmin = PIECES_PER_THREAD * nthreads
@@ -552,7 +580,7 @@ def _launch(kind, flat, offs, es, out, olen, nc, dtype, scale):
 
             def tasks(lo, hi):
                 _unit(kind, phase, lo, hi, b, ntmin, *args, workspace(pl, False),
-                      shared)
+                      shared, _NO_CLAIM)
 
             if ntask:
                 _threads.run_split(tasks, (), ntask, nthreads, PIECES_PER_THREAD)
