@@ -299,13 +299,14 @@ class _Vec:
         return (self.shuffle(v0, v1, [2 * v for v in order]),
                 self.shuffle(v0, v1, [2 * v + 1 for v in order]))
 
-    def store_pairs(self, re, im, q, off):
-        """re[v], im[v] as the float pairs v = 0..nl-1 at element off of argument q."""
-        h = self.nl // 2
-        self.store(self.shuffle(re, im, [c // 2 + (c % 2) * self.nl for c in range(self.nl)]),
-                   q, off)
-        self.store(self.shuffle(re, im, [h + c // 2 + (c % 2) * self.nl
-                                         for c in range(self.nl)]), q, off, self.nl)
+    def store_pairs(self, re, im, q, off, reverse=False):
+        """re[v], im[v] as the float pairs v = 0..nl-1 at element off of argument q (pair
+        nl-1-v when reverse)."""
+        nl = self.nl
+        lane = (lambda m: nl - 1 - m) if reverse else (lambda m: m)
+        for half in (0, 1):
+            idx = [lane(half * nl // 2 + c // 2) + (c % 2) * nl for c in range(nl)]
+            self.store(self.shuffle(re, im, idx), q, off, half * nl)
 
     def splat(self, x):
         undef = ir.Constant(self.vt, ir.Undefined)
@@ -345,7 +346,7 @@ def _pack_pairs_body(V, x, pa, pb, wr, wi, j, sc, dre, dim, dst):
     V.store(mul(s, add(sub(ai, bi), tr)), 8, dst)
 
 
-def _unpack_pairs_body(V, qre, qim, ka, kb, wr, wi, h, out, o):
+def _unpack_pairs_body(V, qre, qim, ka, kb, wr, wi, h, out, o, o2):
     add, sub, mul = V.b.fadd, V.b.fsub, V.b.fmul
     rev = list(range(V.nl - 1, -1, -1))
     ar, ai = V.load(0, ka), V.load(1, ka)
@@ -353,9 +354,9 @@ def _unpack_pairs_body(V, qre, qim, ka, kb, wr, wi, h, out, o):
     vh, vwr, vwi = V.splat(h), V.load(4, ka), V.load(5, ka)
     er, ei = add(ar, br), sub(ai, bi)
     orr, oi = add(ai, bi), sub(br, ar)
-    fma = _fma_ir
-    V.store_pairs(mul(vh, fma(V.b, vwr, orr, fma(V.b, V.b.fneg(vwi), oi, er))),
-                  mul(vh, fma(V.b, vwr, oi, fma(V.b, vwi, orr, ei))), 7, o)
+    pr, pi = _cmul(V.b, orr, oi, vwr, vwi)
+    V.store_pairs(mul(vh, add(er, pr)), mul(vh, add(ei, pi)), 7, o)
+    V.store_pairs(mul(vh, sub(er, pr)), mul(vh, sub(pi, ei)), 7, o2, reverse=True)
 
 
 def _store_pairs_body(V, qre, qim, k, sc, out, o):
@@ -377,10 +378,12 @@ def _pack_pairs(typingctx, x, pa, pb, wr, wi, j, sc, dre, dim, dst):
 
 
 @intrinsic
-def _unpack_pairs(typingctx, qre, qim, ka, kb, wr, wi, h, out, o):
-    """The rfft unpack of rfft._unpack_real for k = ka .. ka+nl-1 (Z[nc-k] from the
-    vector at kb = nc-ka-nl+1, reversed), written as nl float pairs at out[o]."""
-    return _vec_sig("aauuaasau", _unpack_pairs_body, qre, qim, ka, kb, wr, wi, h, out, o)
+def _unpack_pairs(typingctx, qre, qim, ka, kb, wr, wi, h, out, o, o2):
+    """The rfft unpack of rfft._unpack_real for k = ka .. ka+nl-1 and nc-k (Z[nc-k] from
+    the vector at kb = nc-ka-nl+1, reversed): X[k] as nl float pairs at out[o], X[nc-k]
+    at out[o2] (pair kb first)."""
+    return _vec_sig("aauuaasauu", _unpack_pairs_body, qre, qim, ka, kb, wr, wi, h, out, o,
+                    o2)
 
 
 @intrinsic

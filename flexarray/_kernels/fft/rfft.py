@@ -233,20 +233,22 @@ def _twiddle_transpose(sre, sim, lds, c0, c1, qre, qim, n1, n2, perm2, tw4r, tw4
 
 @kernel(inline="always")
 def _unpack_real(qre, qim, nc, k0, k1, wr, wi, s, out, obase):
-    """Spectrum X[k], k0 <= k < k1 (k <= nc) of the real row from its half-length
-    transform Z (natural order in qre/qim), times s, into out (interleaved complex):
-    X[k] = E + w^k O, E = (Z[k] + conj Z[nc-k]) / 2, O = -i (Z[k] - conj Z[nc-k]) / 2,
-    computed as X = s/2 (e + w^k o) with e = 2E, o = 2O and two fused multiply-adds per
-    part: 10 operations per point instead of 16."""
+    """Spectrum X[k] and X[nc-k], k0 <= k < k1 <= nc//2 + 1, of the real row from its
+    half-length transform Z (natural order in qre/qim), times s, into out (interleaved
+    complex): with e = Z[k] + conj Z[nc-k], o = -i (Z[k] - conj Z[nc-k]) and p = w^k o,
+    X[k] = s/2 (e + p) and X[nc-k] = s/2 conj(e - p) (w^(nc-k) = -conj w^k): each pair of
+    Z read once, half the twiddles, 8 operations per output instead of 16."""
     nl = lanes(qre)
     h = qre.dtype.type(0.5 * s)
     ob = u(obase)
     unc = u(nc)
-    ka0, ka1 = max(k0, 1), min(k1, nc)
-    kv = ka0 + (ka1 - ka0) // nl * nl
-    for k in range(ka0, kv, nl):                # whole vectors, then the remainder
-        _unpack_pairs(qre, qim, u(k), unc - u(k) - u(nl - 1), wr, wi, h, out, ob + U2 * u(k))
-    for k in range(kv, ka1):
+    half = nc // 2
+    ka0, ka1 = max(k0, 1), min(k1, half)
+    kv = ka0 + max(0, ka1 - ka0 - nl + 1) // nl * nl     # whole vectors below nc/2
+    for k in range(ka0, kv, nl):
+        kb = unc - u(k) - u(nl - 1)
+        _unpack_pairs(qre, qim, u(k), kb, wr, wi, h, out, ob + U2 * u(k), ob + U2 * kb)
+    for k in range(kv, ka1 + (1 if k0 <= half < k1 and half > 0 else 0)):
         ka = u(k)
         kb = unc - ka
         ar = qre[ka]
@@ -257,13 +259,17 @@ def _unpack_real(qre, qim, nc, k0, k1, wr, wi, s, out, obase):
         ei = ai - bi
         orr = ai + bi
         oi = br - ar
-        out[ob + U2 * ka] = h * fma(wr[ka], orr, fma(-wi[ka], oi, er))
-        out[ob + U2 * ka + U1] = h * fma(wr[ka], oi, fma(wi[ka], orr, ei))
+        pr = fma(orr, wr[ka], -(oi * wi[ka]))
+        pi = fma(orr, wi[ka], oi * wr[ka])
+        out[ob + U2 * ka] = h * (er + pr)
+        out[ob + U2 * ka + U1] = h * (ei + pi)
+        if k != half:
+            out[ob + U2 * kb] = h * (er - pr)
+            out[ob + U2 * kb + U1] = h * (pi - ei)
     zero = h - h
-    if k0 == 0:                 # X[0] = Re Z0 + Im Z0
+    if k0 == 0:                 # X[0] = Re Z0 + Im Z0, X[nc] = Re Z0 - Im Z0
         out[ob] = 2 * h * (qre[0] + qim[0])
         out[ob + U1] = zero
-    if k1 == nc + 1:            # X[nc] = Re Z0 - Im Z0
         out[ob + U2 * unc] = 2 * h * (qre[0] - qim[0])
         out[ob + U2 * unc + U1] = zero
 
@@ -328,7 +334,7 @@ def _phase_tasks(kind, phase, n1, n2, nl, ntmin):
         w = max(nl, min(n1 // ntmin, CHUNK // n2 // nl * nl))
         return n1 // w, w
     if phase == OUT:
-        return (nc + SPAN - (0 if kind == RFFT else 1)) // SPAN, SPAN
+        return (nc // 2 + SPAN if kind == RFFT else nc + SPAN - 1) // SPAN, SPAN
     return 1, 1
 
 
@@ -416,8 +422,8 @@ def _unit(kind, mode, lo, hi, b, ntmin, x, roffs, es, out, olen, ip, tw, meta, s
                     if kind != RFFT:
                         _store(qre, qim, lo, min(nc, lo + w), sout, out, rb * olen)
                     else:
-                        _unpack_real(qre, qim, nc, lo, min(nc + 1, lo + w), wr, wi, s, out,
-                                     rb * olen)
+                        _unpack_real(qre, qim, nc, lo, min(nc // 2 + 1, lo + w), wr, wi, s,
+                                     out, rb * olen)
                     continue
                 # gather into the FFT's lane block (A, B): n rows, W lanes, lanes c0..c1
                 nb = min(nl, b1 - rb)
@@ -455,7 +461,7 @@ def _unit(kind, mode, lo, hi, b, ntmin, x, roffs, es, out, olen, ip, tw, meta, s
                         if kind != RFFT:
                             _store(qre, qim, 0, nc, sout, out, (rb + v) * olen)
                         else:
-                            _unpack_real(qre, qim, nc, 0, nc + 1, wr, wi, s, out,
+                            _unpack_real(qre, qim, nc, 0, nc // 2 + 1, wr, wi, s, out,
                                          (rb + v) * olen)
                 elif phase == COLS:
                     if swap:
