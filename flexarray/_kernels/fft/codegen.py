@@ -17,8 +17,10 @@ def _nlanes(dtype):
 def _fma_ir(builder, a, b, c):
     """a*b + c rounded once (llvm.fma), scalars or vectors."""
     t = a.type
-    name = ("llvm.fma.v%d%s" % (t.count, t.element.intrinsic_name) if isinstance(t, ir.VectorType)
-            else "llvm.fma." + t.intrinsic_name)
+    if isinstance(t, ir.VectorType):
+        name = f"llvm.fma.v{t.count}{t.element.intrinsic_name}"
+    else:
+        name = f"llvm.fma.{t.intrinsic_name}"
     mod = builder.module
     f = mod.globals.get(name) or ir.Function(mod, ir.FunctionType(t, [t, t, t]), name)
     return builder.call(f, [a, b, c])
@@ -254,12 +256,12 @@ def aligned_empty(n, dtype):
 #
 # The scalar loops of these passes (de-interleave x, pack the half spectrum, unpack the
 # spectrum, write interleaved output) read X[k] and X[nc-k] (a reversed interleaved
-# access) that LLVM's loop vectorizer left scalar or half-vectorized: one thread, 256 rows
-# of 4096 points float32 / float64, the de-interleaving load cost ~170 / ~280 us, the
-# irfft packing ~360 / ~510 us, the unpack ~190 / ~400 us. Written as whole vectors of
-# nl lanes (two loads + two shuffles per nl complex), with the same arithmetic in the
-# same order as the scalar loops that still handle remainders and strided input: the
-# results are bitwise those of the scalar code.
+# access) that LLVM's loop vectorizer left scalar or half-vectorized. As whole vectors of
+# nl lanes (two loads or stores and two shuffles per nl complex), one 4096-point row in
+# cache, float32: de-interleave 0.18 -> 0.11 us, irfft packing 0.78 -> 0.44, unpack
+# 0.73 -> 0.53 (float64 0.70 / 1.55 / 1.44 -> 0.63 / 1.22 / 1.37). The scalar loops that
+# still handle remainders and strided input do the same operations in the same order, so
+# both paths give the same bits.
 
 class _Vec:
     """IR helpers for one intrinsic: vectors of nl lanes of the dtype of array argument

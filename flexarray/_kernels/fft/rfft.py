@@ -35,9 +35,9 @@ from flexarray._kernels import kernel
 from flexarray import _threads
 from flexarray._engines import gates
 from flexarray._kernels.fft.codegen import (_bfly2, _bfly4, _bfly4_first, _bfly8_first,
-                                            _fetch_add, _load_pairs, fma, _nlanes, _pack_pairs, _pad,
-                                            _store_pairs, _twiddle_transpose_tile,
-                                            _unpack_pairs, aligned_empty, lanes)
+                                            _fetch_add, _load_pairs, _nlanes, _pack_pairs,
+                                            _pad, _store_pairs, _twiddle_transpose_tile,
+                                            _unpack_pairs, aligned_empty, fma, lanes)
 from flexarray._kernels.fft import pocket
 from flexarray._kernels.fft.plans import _cached, get_plan
 
