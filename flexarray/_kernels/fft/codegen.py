@@ -401,3 +401,26 @@ def _fetch_add(typingctx, a, i, v):
         ary = context.make_array(sig.args[0])(context, builder, args[0])
         return builder.atomic_rmw("add", builder.gep(ary.data, [args[1]]), args[2], "seq_cst")
     return types.int64(a, types.int64, types.int64), codegen
+
+
+@intrinsic
+def _borrow(typingctx, a, start, n):
+    """a[start:start+n] of a 1-D contiguous array as an array without a reference count
+    (no meminfo): the kernel's scratch and plan views. Numba increfs and decrefs array
+    views whenever a variable is rebound to one (the lane FFT's operands change per phase:
+    one call site of _fft_lanes), an atomic operation each, and the plan's are shared by
+    the threads of a call: measured in docs/fft.md. The caller keeps `a` alive."""
+    from numba.np.arrayobj import make_array, populate_array
+    rt = types.Array(a.dtype, 1, "C")
+
+    def codegen(context, builder, sig, args):
+        src = make_array(sig.args[0])(context, builder, args[0])
+        ary = make_array(rt)(context, builder)
+        itemsize = context.get_constant(types.intp, context.get_abi_sizeof(
+            context.get_data_type(a.dtype)))
+        start_, n_ = (context.cast(builder, v, t, types.intp)
+                      for v, t in zip(args[1:], sig.args[1:]))
+        populate_array(ary, data=builder.gep(src.data, [start_]), shape=[n_],
+                       strides=[itemsize], itemsize=itemsize, meminfo=None)
+        return ary._getvalue()
+    return rt(a, start, n), codegen

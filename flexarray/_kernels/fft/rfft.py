@@ -34,7 +34,7 @@ import numpy as np
 from flexarray._kernels import kernel
 from flexarray import _threads
 from flexarray._engines import gates
-from flexarray._kernels.fft.codegen import (_bfly2, _bfly4, _bfly4_first, _bfly8_first,
+from flexarray._kernels.fft.codegen import (_bfly2, _bfly4, _bfly4_first, _bfly8_first, _borrow,
                                             _fetch_add, _load_pairs, _nlanes, _pack_pairs,
                                             _pad, _store_pairs, _twiddle_transpose_tile,
                                             _unpack_pairs, aligned_empty, fma, lanes)
@@ -354,11 +354,11 @@ def _plan(ip, tw, meta):
     n1, n2, l1, l2 = meta[0], meta[1], meta[2], meta[3]
     nc = n1 * n2
     a, b, c, d = _pad(l1), _pad(l2), _pad(nc), _pad(nc + 1)
-    return (ip[:n1], tw[:l1], tw[a:a + l1], ip[n1:n1 + n2], tw[2 * a:2 * a + l2],
-            tw[2 * a + b:2 * a + b + l2], tw[2 * a + 2 * b:2 * a + 2 * b + nc],
-            tw[2 * a + 2 * b + c:2 * a + 2 * b + c + nc],
-            tw[2 * a + 2 * b + 2 * c:2 * a + 2 * b + 2 * c + nc + 1],
-            tw[2 * a + 2 * b + 2 * c + d:2 * a + 2 * b + 2 * c + d + nc + 1])
+    return (_borrow(ip, 0, n1), _borrow(tw, 0, l1), _borrow(tw, a, l1),
+            _borrow(ip, n1, n2), _borrow(tw, 2 * a, l2), _borrow(tw, 2 * a + b, l2),
+            _borrow(tw, 2 * a + 2 * b, nc), _borrow(tw, 2 * a + 2 * b + c, nc),
+            _borrow(tw, 2 * a + 2 * b + 2 * c, nc + 1),
+            _borrow(tw, 2 * a + 2 * b + 2 * c + d, nc + 1))
 
 
 @kernel(inline="always")
@@ -366,7 +366,7 @@ def _views(wa, wq, la, lq):
     """Scratch pairs (a, q) in workspace rows laid out [a_re a_im q_re q_im], each part
     starting 64-byte aligned (lengths padded by _scratch_len)."""
     o = 2 * la
-    return wa[:la], wa[la:o], wq[o:o + lq], wq[o + lq:o + 2 * lq]
+    return _borrow(wa, 0, la), _borrow(wa, la, la), _borrow(wq, o, lq), _borrow(wq, o + lq, lq)
 
 
 @kernel
