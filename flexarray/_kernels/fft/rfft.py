@@ -370,15 +370,15 @@ def _views(wa, wq, la, lq):
 
 
 @kernel
-def _unit(kind, mode, lo, hi, b, ntmin, x, roffs, es, out, olen, ip, tw, meta, s, wa, wq,
+def _unit(kind, mode, lo, hi, b, ntmin, xa, ra, es, oa, olen, ip, tw, meta, s, wa, wq,
           claim):
     """Transform `kind` of rows lo..hi-1 (mode ROWS), or tasks lo..hi-1 of phase `mode` of
     row b, the phase split into at least ntmin tasks (see _phase_tasks). In mode ROWS with
     a non-empty `claim` ([0, m] at first), every call on [lo, hi) takes its rows m at a
     time (m lane blocks of short rows) from the shared counter claim[0], so the threads
     running it share the rows whenever each starts. Input row b starts
-    at x[roffs[b]], elements es apart; output row b at out[b*olen] (contiguous), the
-    result times s.
+    at x[roffs[b]] (x, roffs = xa, ra), elements es apart; output row b at out[b*olen]
+    (out = oa, contiguous), the result times s.
 
     RFFT: 2*nc reals -> nc+1 complex (interleaved). IRFFT: nc+1 complex (float pairs)
     -> 2*nc reals. CFFT / ICFFT: nc complex -> nc complex, forward / inverse.
@@ -386,6 +386,10 @@ def _unit(kind, mode, lo, hi, b, ntmin, x, roffs, es, out, olen, ip, tw, meta, s
     wq (for q), lengths from _scratch_len: a = chunk (six-step) or lane block (short
     rows), q = the transposed block / row buffer.
     """
+    # every array as a view without reference count (see _borrow): the inlined helpers
+    # bind them to their parameters once per row and phase
+    x, roffs, out = _borrow(xa, 0, xa.shape[0]), _borrow(ra, 0, ra.shape[0]), _borrow(
+        oa, 0, oa.shape[0])
     pl = _plan(ip, tw, meta)
     perm1, tw1r, tw1i, perm2, tw2r, tw2i, tw4r, tw4i, wr, wi = pl
     n1 = perm1.shape[0]
