@@ -3,9 +3,10 @@
 Run:  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/bench_fft.py [--rounds N]
       ... bench_fft.py --grid      the gate FFT_KERNEL_MIN_N_*: np.fft / kernel over (rows, n)
 
-Cases: the batched (256 x 4096) and 1-D (2^20) real FFTs, where flexarray's kernel runs,
-and small 1-D calls (256 points, and 64 segments of 256 as SciPy's spectral functions
-transform them), where flexarray goes straight to pocketfft and only its overhead shows.
+Cases: the batched (256 x 4096, 1024 x 1024, 64 x 16384) and 1-D (2^20) real FFTs, where
+flexarray's kernel runs, and small 1-D calls (256 points, and 64 segments of 256 as SciPy's
+spectral functions transform them), where flexarray goes straight to pocketfft and only its
+overhead shows.
 
 Timing: every round runs each library in turn, a block of calls each (the best call of the
 block counts: torch's OpenMP threads and flexarray's pool helpers keep polling for a while
@@ -38,7 +39,8 @@ except ImportError:             # pragma: no cover
     torch = None
 
 BIG = [(kind, shape, dt) for kind in ("rfft", "irfft")
-       for shape in ((256, 4096), (1 << 20,)) for dt in (np.float32, np.float64)]
+       for shape in ((256, 4096), (1024, 1024), (64, 16384), (1 << 20,))
+       for dt in (np.float32, np.float64)]
 SMALL = [(kind, shape, dt) for kind in ("fft", "ifft", "rfft", "irfft")
          for shape in ((256,), (64, 256)) for dt in (np.float32, np.float64)]
 FA = "flexarray.fft"

@@ -16,7 +16,7 @@ Real input
 Rows (nc >= nl*nl): a six-step over the (n1, n2) view of z in phases of independent tasks
     COLS (gather a chunk of columns, length-n1 FFTs, twiddle and register-tile transpose
     into q), ROWSFFT (length-n2 FFTs on chunks of q's lanes), OUT (unpack or write reals);
-    irfft first loads the half spectrum (XLOAD). Chunks stay in L2; a huge row runs each
+    irfft packs straight from the half spectrum. Chunks stay in L2; a huge row runs each
     phase's tasks on all threads. Short rows run nl at a time as the lanes of one block.
 
 Kinds: RFFT, IRFFT, and the complex CFFT / ICFFT used by the Bluestein path for float32
@@ -34,9 +34,10 @@ import numpy as np
 from flexarray._kernels import kernel
 from flexarray import _threads
 from flexarray._engines import gates
-from flexarray._kernels.fft.codegen import (_bfly2, _bfly4, _bfly4_first, _bfly8_first, _nlanes,
-                                            _pad, _twiddle_transpose_tile, aligned_empty,
-                                            lanes)
+from flexarray._kernels.fft.codegen import (_bfly2, _bfly4, _bfly4_first, _bfly8_first, _borrow,
+                                            _fetch_add, _load_pairs, _nlanes, _pack_pairs,
+                                            _pad, _store_pairs, _twiddle_transpose_tile,
+                                            _unpack_pairs, aligned_empty, fma, lanes)
 from flexarray._kernels.fft import pocket
 from flexarray._kernels.fft.plans import _cached, get_plan
 
@@ -158,62 +159,61 @@ def _fft_lanes(re, im, n, W, c0, c1, twr, twi):
 def _load_real(x, base, es, n1, n2, perm1, c0, c1, dre, dim, ld):
     """Columns c0..c1-1 of the (n1, n2) view of z (z[j] = x[2j] + i x[2j+1], x read at
     base + element*es), rows in perm1 order: d[i*ld + j2 - c0] = z[perm1[i]*n2 + j2]."""
+    nl = lanes(dre)
     w = c1 - c0
+    wv = w // nl * nl if es == 1 else 0         # contiguous: whole vectors first
     for i in range(n1):
         src = base + 2 * (perm1[i] * n2 + c0) * es
         dst = u(i * ld)
-        if es == 1:             # contiguous: a vectorized de-interleave
-            us = u(src)
-            for j in range(w):
-                dre[dst + u(j)] = x[us + U2 * u(j)]
-                dim[dst + u(j)] = x[us + U2 * u(j) + U1]
-        else:
-            for j in range(w):
-                dre[dst + u(j)] = x[u(src + 2 * j * es)]
-                dim[dst + u(j)] = x[u(src + (2 * j + 1) * es)]
+        for j in range(0, wv, nl):
+            _load_pairs(x, u(src) + U2 * u(j), dre, dim, dst + u(j))
+        for j in range(wv, w):
+            dre[dst + u(j)] = x[u(src + 2 * j * es)]
+            dim[dst + u(j)] = x[u(src + (2 * j + 1) * es)]
 
 
 @kernel(inline="always")
-def _load_complex(x, base, es, k0, k1, dre, dim):
-    """d[k] = X[k] for k0 <= k < k1, X read as float pairs at x[base + k*es]."""
-    if es == 2:                 # contiguous: a vectorized de-interleave
-        ub = u(base)
-        for k in range(k0, k1):
-            dre[u(k)] = x[ub + U2 * u(k)]
-            dim[u(k)] = x[ub + U2 * u(k) + U1]
-    else:
-        for k in range(k0, k1):
-            dre[u(k)] = x[u(base + k * es)]
-            dim[u(k)] = x[u(base + k * es + 1)]
-
-
-@kernel(inline="always")
-def _pack_complex(xre, xim, nc, n1, n2, perm1, c0, c1, wr, wi, s, dre, dim, ld):
+def _pack_complex(x, base, es, nc, n1, n2, perm1, c0, c1, wr, wi, s, dre, dim, ld):
     """irfft packing, laid out like _load_real: d[i*ld + j2 - c0] = s * Z[j] for
-    j = perm1[i]*n2 + j2, c0 <= j2 < c1, from the half spectrum X[0..nc] in xre/xim:
+    j = perm1[i]*n2 + j2, c0 <= j2 < c1, from the half spectrum X[0..nc] read as float
+    pairs at x[base + k*es]:
     Z[j] = (X[j] + conj X[nc-j]) + i conj(w^j) (X[j] - conj X[nc-j]), w = exp(-i pi/nc).
-    The imaginary parts of X[0] and X[nc] are ignored (as pocketfft does)."""
+    The imaginary parts of X[0] and X[nc] are ignored (as pocketfft does).
+
+    Reads X straight from the input: a separate pass de-interleaving X into split arrays
+    first (the former phase XLOAD) cost 0.21 / 0.38 ms of 1.07 / 2.07 ms (256 rows of
+    4096 points, float32 / float64, one thread)."""
+    nl = lanes(dre)
     sc = dre.dtype.type(s)
     unc = u(nc)
+    ub = u(base)
+    ues = u(es)
     w = c1 - c0
+    wv = w // nl * nl if es == 2 else 0         # contiguous: whole vectors first
     for i in range(n1):
         j0 = u(perm1[i] * n2 + c0)
         dst = u(i * ld)
-        for jj in range(w):
+        for jj in range(0, wv, nl):
             j = j0 + u(jj)
-            ar = xre[j]
-            ai = xim[j]
-            br = xre[unc - j]
-            bi = xim[unc - j]
+            _pack_pairs(x, ub + U2 * j, ub + U2 * (unc - j - u(nl - 1)), wr, wi, j, sc,
+                        dre, dim, dst + u(jj))
+        for jj in range(wv, w):
+            j = j0 + u(jj)
+            pa = ub + ues * j
+            pb = ub + ues * (unc - j)
+            ar = x[pa]
+            ai = x[pa + U1]
+            br = x[pb]
+            bi = x[pb + U1]
             dr = ar - br
             di = ai + bi
-            tr = wr[j] * dr + wi[j] * di        # t = conj(w^j) (X[j] - conj X[nc-j])
-            ti = wr[j] * di - wi[j] * dr
+            tr = fma(wr[j], dr, wi[j] * di)     # t = conj(w^j) (X[j] - conj X[nc-j])
+            ti = fma(wr[j], di, -(wi[j] * dr))
             dre[dst + u(jj)] = sc * ((ar + br) - ti)
             dim[dst + u(jj)] = sc * ((ai - bi) + tr)
         if j0 == 0:                 # Z[0] = (X0 + Xnc) + i (X0 - Xnc), real parts only
-            dre[dst] = sc * (xre[0] + xre[unc])
-            dim[dst] = sc * (xre[0] - xre[unc])
+            dre[dst] = sc * (x[ub] + x[ub + ues * unc])
+            dim[dst] = sc * (x[ub] - x[ub + ues * unc])
 
 
 @kernel(inline="always")
@@ -233,30 +233,43 @@ def _twiddle_transpose(sre, sim, lds, c0, c1, qre, qim, n1, n2, perm2, tw4r, tw4
 
 @kernel(inline="always")
 def _unpack_real(qre, qim, nc, k0, k1, wr, wi, s, out, obase):
-    """Spectrum X[k], k0 <= k < k1 (k <= nc) of the real row from its half-length
-    transform Z (natural order in qre/qim), times s, into out (interleaved complex):
-    X[k] = E + w^k O, E = (Z[k] + conj Z[nc-k]) / 2, O = -i (Z[k] - conj Z[nc-k]) / 2."""
+    """Spectrum X[k] and X[nc-k], k0 <= k < k1 <= nc//2 + 1, of the real row from its
+    half-length transform Z (natural order in qre/qim), times s, into out (interleaved
+    complex): with e = Z[k] + conj Z[nc-k], o = -i (Z[k] - conj Z[nc-k]) and p = w^k o,
+    X[k] = s/2 (e + p) and X[nc-k] = s/2 conj(e - p) (w^(nc-k) = -conj w^k): each pair of
+    Z read once, half the twiddles, 8 operations per output instead of 16."""
+    nl = lanes(qre)
     h = qre.dtype.type(0.5 * s)
     ob = u(obase)
     unc = u(nc)
-    for k in range(max(k0, 1), min(k1, nc)):
+    half = nc // 2
+    ka0, ka1 = max(k0, 1), min(k1, half)
+    kv = ka0 + max(0, ka1 - ka0 - nl + 1) // nl * nl     # whole vectors below nc/2
+    for k in range(ka0, kv, nl):
+        kb = unc - u(k) - u(nl - 1)
+        _unpack_pairs(qre, qim, u(k), kb, wr, wi, h, out, ob + U2 * u(k), ob + U2 * kb)
+    for k in range(kv, ka1 + (1 if k0 <= half < k1 and half > 0 else 0)):
         ka = u(k)
         kb = unc - ka
         ar = qre[ka]
         ai = qim[ka]
         br = qre[kb]
         bi = qim[kb]
-        er = h * (ar + br)
-        ei = h * (ai - bi)
-        orr = h * (ai + bi)
-        oi = h * (br - ar)
-        out[ob + U2 * ka] = er + (wr[ka] * orr - wi[ka] * oi)
-        out[ob + U2 * ka + U1] = ei + (wr[ka] * oi + wi[ka] * orr)
+        er = ar + br
+        ei = ai - bi
+        orr = ai + bi
+        oi = br - ar
+        pr = fma(orr, wr[ka], -(oi * wi[ka]))
+        pi = fma(orr, wi[ka], oi * wr[ka])
+        out[ob + U2 * ka] = h * (er + pr)
+        out[ob + U2 * ka + U1] = h * (ei + pi)
+        if k != half:
+            out[ob + U2 * kb] = h * (er - pr)
+            out[ob + U2 * kb + U1] = h * (pi - ei)
     zero = h - h
-    if k0 == 0:                 # X[0] = Re Z0 + Im Z0
+    if k0 == 0:                 # X[0] = Re Z0 + Im Z0, X[nc] = Re Z0 - Im Z0
         out[ob] = 2 * h * (qre[0] + qim[0])
         out[ob + U1] = zero
-    if k1 == nc + 1:            # X[nc] = Re Z0 - Im Z0
         out[ob + U2 * unc] = 2 * h * (qre[0] - qim[0])
         out[ob + U2 * unc + U1] = zero
 
@@ -264,9 +277,13 @@ def _unpack_real(qre, qim, nc, k0, k1, wr, wi, s, out, obase):
 @kernel(inline="always")
 def _store(qre, qim, k0, k1, s, out, obase):
     """out[2k], out[2k+1] = s * qre[k], s * qim[k] for k0 <= k < k1."""
+    nl = lanes(qre)
     ob = u(obase)
     sc = qre.dtype.type(s)
-    for k in range(k0, k1):
+    kv = k0 + (k1 - k0) // nl * nl
+    for k in range(k0, kv, nl):                 # whole vectors, then the remainder
+        _store_pairs(qre, qim, u(k), sc, out, ob + U2 * u(k))
+    for k in range(kv, k1):
         out[ob + U2 * u(k)] = sc * qre[u(k)]
         out[ob + U2 * u(k) + U1] = sc * qim[u(k)]
 
@@ -285,9 +302,8 @@ def _copy_lanes(are, aim, lda, a0, bre, bim, ldb, b0, n, w):
 # ----------------------------------------------------------------------------------------
 # drivers
 #
-# A row with nc >= nl*nl runs as a six-step in four phases, each a list of independent
+# A row with nc >= nl*nl runs as a six-step in three phases, each a list of independent
 # tasks (a huge row runs each phase's tasks on all threads):
-#   XLOAD    (irfft) the half spectrum X into split arrays z
 #   COLS     per chunk of columns of the (n1, n2) view of z: gather (rfft: de-interleave x;
 #            irfft: pack X) -> length-n1 FFTs -> twiddle and transpose into q (n2, n1)
 #   ROWSFFT  per chunk of lanes of q: length-n2 FFTs (copied out and back when the chunk
@@ -297,13 +313,13 @@ def _copy_lanes(are, aim, lda, a0, bre, bim, ldb, b0, n, w):
 # All FFT work goes through the one call of _fft_lanes in _unit: Numba links callees into
 # every caller and LLVM inlines them, so each extra call site costs seconds of cold compile.
 
-ROWS, XLOAD, COLS, ROWSFFT, OUT, SMALL = -1, 0, 1, 2, 3, 4
+ROWS, COLS, ROWSFFT, OUT, SMALL = -1, 0, 1, 2, 3
 RFFT, IRFFT, CFFT, ICFFT = 0, 1, 2, 3       # transform kinds
 # Complex elements of one lane-FFT chunk: 512 KiB float32, 1 MiB float64 (L2). Measured on
 # 2^19-point rows: chunks of 2^13 / 2^14 / 2^15 / 2^16 -> 4.6 / 7.7 / 8.5 / 2.5 ms (float32)
 # and 13.9 / 13.6 / 9.6 / 5.7 ms (float64): wide chunks read whole cache lines and pages.
 CHUNK = 1 << 16
-SPAN = 1 << 14      # elements of one XLOAD / OUT task
+SPAN = 1 << 14      # elements of one OUT task
 
 
 @kernel(inline="always")
@@ -311,8 +327,6 @@ def _phase_tasks(kind, phase, n1, n2, nl, ntmin):
     """(number of tasks, task width) of a phase of one row; the FFT phases get at least
     ntmin tasks where the lanes allow."""
     nc = n1 * n2
-    if phase == XLOAD:
-        return ((nc + SPAN) // SPAN if kind == IRFFT else 0), SPAN
     if phase == COLS:
         w = max(nl, min(n2 // ntmin, CHUNK // n1 // nl * nl))
         return n2 // w, w
@@ -320,18 +334,17 @@ def _phase_tasks(kind, phase, n1, n2, nl, ntmin):
         w = max(nl, min(n1 // ntmin, CHUNK // n2 // nl * nl))
         return n1 // w, w
     if phase == OUT:
-        return (nc + SPAN - (0 if kind == RFFT else 1)) // SPAN, SPAN
+        return (nc // 2 + SPAN if kind == RFFT else nc + SPAN - 1) // SPAN, SPAN
     return 1, 1
 
 
 @kernel
-def _scratch_len(n1, n2, nl, kind):
-    """Lengths of the scratch pairs (a, q, z) of _unit for one thread."""
+def _scratch_len(n1, n2, nl):
+    """Lengths of the scratch pairs (a, q) of _unit for one thread."""
     nc = n1 * n2
     if n2 == 1:
-        return _pad(nc * nl), _pad(nc + 1), _pad(nc + 1)
-    return (_pad(min(nc, max(CHUNK, max(n1, n2) * nl))), _pad(nc + 1),
-            _pad(nc + 1 if kind == IRFFT else 1))
+        return _pad(nc * nl), _pad(nc + 1)
+    return _pad(min(nc, max(CHUNK, max(n1, n2) * nl))), _pad(nc + 1)
 
 
 @kernel(inline="always")
@@ -341,67 +354,80 @@ def _plan(ip, tw, meta):
     n1, n2, l1, l2 = meta[0], meta[1], meta[2], meta[3]
     nc = n1 * n2
     a, b, c, d = _pad(l1), _pad(l2), _pad(nc), _pad(nc + 1)
-    return (ip[:n1], tw[:l1], tw[a:a + l1], ip[n1:n1 + n2], tw[2 * a:2 * a + l2],
-            tw[2 * a + b:2 * a + b + l2], tw[2 * a + 2 * b:2 * a + 2 * b + nc],
-            tw[2 * a + 2 * b + c:2 * a + 2 * b + c + nc],
-            tw[2 * a + 2 * b + 2 * c:2 * a + 2 * b + 2 * c + nc + 1],
-            tw[2 * a + 2 * b + 2 * c + d:2 * a + 2 * b + 2 * c + d + nc + 1])
+    return (_borrow(ip, 0, n1), _borrow(tw, 0, l1), _borrow(tw, a, l1),
+            _borrow(ip, n1, n2), _borrow(tw, 2 * a, l2), _borrow(tw, 2 * a + b, l2),
+            _borrow(tw, 2 * a + 2 * b, nc), _borrow(tw, 2 * a + 2 * b + c, nc),
+            _borrow(tw, 2 * a + 2 * b + 2 * c, nc + 1),
+            _borrow(tw, 2 * a + 2 * b + 2 * c + d, nc + 1))
 
 
 @kernel(inline="always")
-def _views(wa, wq, la, lq, lz):
-    """Scratch pairs (a, q, z) in workspace rows laid out [a_re a_im q_re q_im z_re z_im],
-    each part starting 64-byte aligned (lengths padded by _scratch_len)."""
+def _views(wa, wq, la, lq):
+    """Scratch pairs (a, q) in workspace rows laid out [a_re a_im q_re q_im], each part
+    starting 64-byte aligned (lengths padded by _scratch_len)."""
     o = 2 * la
-    return (wa[:la], wa[la:o], wq[o:o + lq], wq[o + lq:o + 2 * lq],
-            wq[o + 2 * lq:o + 2 * lq + lz], wq[o + 2 * lq + lz:o + 2 * lq + 2 * lz])
+    return _borrow(wa, 0, la), _borrow(wa, la, la), _borrow(wq, o, lq), _borrow(wq, o + lq, lq)
 
 
 @kernel
-def _unit(kind, mode, lo, hi, b, ntmin, x, roffs, es, out, olen, ip, tw, meta, s, wa, wq):
+def _unit(kind, mode, lo, hi, b, ntmin, xa, ra, es, oa, olen, ip, tw, meta, s, wa, wq,
+          claim):
     """Transform `kind` of rows lo..hi-1 (mode ROWS), or tasks lo..hi-1 of phase `mode` of
-    row b, the phase split into at least ntmin tasks (see _phase_tasks). Input row b starts
-    at x[roffs[b]], elements es apart; output row b at out[b*olen] (contiguous), the
-    result times s.
+    row b, the phase split into at least ntmin tasks (see _phase_tasks). In mode ROWS with
+    a non-empty `claim` ([0, m] at first), every call on [lo, hi) takes its rows m at a
+    time (m lane blocks of short rows) from the shared counter claim[0], so the threads
+    running it share the rows whenever each starts. Input row b starts
+    at x[roffs[b]] (x, roffs = xa, ra), elements es apart; output row b at out[b*olen]
+    (out = oa, contiguous), the result times s.
 
     RFFT: 2*nc reals -> nc+1 complex (interleaved). IRFFT: nc+1 complex (float pairs)
     -> 2*nc reals. CFFT / ICFFT: nc complex -> nc complex, forward / inverse.
     The plan is (ip, tw, meta) of :class:`Plan`. Scratch: workspace rows wa (for a) and
-    wq (for q and z), lengths from _scratch_len: a = chunk (six-step) or lane block (short
-    rows), q = the transposed block / row buffer, z = the split half spectrum / row buffer.
+    wq (for q), lengths from _scratch_len: a = chunk (six-step) or lane block (short
+    rows), q = the transposed block / row buffer.
     """
+    # every array as a view without reference count (see _borrow): the inlined helpers
+    # bind them to their parameters once per row and phase
+    x, roffs, out = _borrow(xa, 0, xa.shape[0]), _borrow(ra, 0, ra.shape[0]), _borrow(
+        oa, 0, oa.shape[0])
     pl = _plan(ip, tw, meta)
     perm1, tw1r, tw1i, perm2, tw2r, tw2i, tw4r, tw4i, wr, wi = pl
     n1 = perm1.shape[0]
     n2 = perm2.shape[0]
     nc = n1 * n2
     nl = lanes(tw)
-    la, lq, lz = _scratch_len(n1, n2, nl, kind)
-    are, aim, qre, qim, zre, zim = _views(wa, wq, la, lq, lz)
+    la, lq = _scratch_len(n1, n2, nl)
+    are, aim, qre, qim = _views(wa, wq, la, lq)
     rowwise = n2 > 1
     swap = kind == IRFFT or kind == ICFFT
     sout = 1.0 if kind == IRFFT else s      # irfft scales while packing
     if mode == ROWS:
         b, b1 = lo, hi
-        p0, p1 = (XLOAD, OUT + 1) if rowwise else (SMALL, SMALL + 1)
+        p0, p1 = (COLS, OUT + 1) if rowwise else (SMALL, SMALL + 1)
     else:
         b1 = b + 1
         p0, p1 = mode, mode + 1
-    for rb in range(b, b1, 1 if rowwise else nl):
+    step = 1 if rowwise else nl
+    dynamic = mode == ROWS and claim.shape[0] > 0
+    per = claim[1] if dynamic else b1 - b     # rows per claim, in units of step
+    rb = rend = b
+    while True:
+        if rb >= rend:          # the next rows: claimed, or all of them in order
+            rb = b + step * per * _fetch_add(claim, 0, 1) if dynamic else rend
+            rend = min(b1, rb + step * per)
+        if rb >= b1:
+            break
         for phase in range(p0, p1):
             ntask, w = _phase_tasks(kind, phase, n1, n2, nl, 1 if mode == ROWS else ntmin)
             ta, tb = (0, ntask) if mode == ROWS else (lo, hi)
             for tt in range(ta, tb):
                 lo = tt * w
-                if phase == XLOAD:
-                    _load_complex(x, roffs[rb], es, lo, min(nc + 1, lo + w), zre, zim)
-                    continue
                 if phase == OUT:
                     if kind != RFFT:
                         _store(qre, qim, lo, min(nc, lo + w), sout, out, rb * olen)
                     else:
-                        _unpack_real(qre, qim, nc, lo, min(nc + 1, lo + w), wr, wi, s, out,
-                                     rb * olen)
+                        _unpack_real(qre, qim, nc, lo, min(nc // 2 + 1, lo + w), wr, wi, s,
+                                     out, rb * olen)
                     continue
                 # gather into the FFT's lane block (A, B): n rows, W lanes, lanes c0..c1
                 nb = min(nl, b1 - rb)
@@ -411,17 +437,16 @@ def _unit(kind, mode, lo, hi, b, ntmin, x, roffs, es, out, olen, ip, tw, meta, s
                             qre[:] = 0
                             qim[:] = 0
                         elif kind == IRFFT:
-                            _load_complex(x, roffs[rb + v], es, 0, nc + 1, zre, zim)
-                            _pack_complex(zre, zim, nc, nc, 1, perm1, 0, 1, wr, wi, s,
-                                          qre, qim, 1)
+                            _pack_complex(x, roffs[rb + v], es, nc, nc, 1, perm1, 0, 1, wr, wi,
+                                          s, qre, qim, 1)
                         else:
                             _load_real(x, roffs[rb + v], es, nc, 1, perm1, 0, 1, qre, qim, 1)
                         _copy_lanes(qre, qim, 1, 0, are, aim, nl, v, nc, 1)
                     A, B, n, W, c0, c1, tr, ti = are, aim, nc, nl, 0, nl, tw1r, tw1i
                 elif phase == COLS:
                     if kind == IRFFT:
-                        _pack_complex(zre, zim, nc, n1, n2, perm1, lo, lo + w, wr, wi, s,
-                                      are, aim, w)
+                        _pack_complex(x, roffs[rb], es, nc, n1, n2, perm1, lo, lo + w, wr, wi,
+                                      s, are, aim, w)
                     else:
                         _load_real(x, roffs[rb], es, n1, n2, perm1, lo, lo + w, are, aim, w)
                     A, B, n, W, c0, c1, tr, ti = are, aim, n1, w, 0, w, tw1r, tw1i
@@ -440,7 +465,7 @@ def _unit(kind, mode, lo, hi, b, ntmin, x, roffs, es, out, olen, ip, tw, meta, s
                         if kind != RFFT:
                             _store(qre, qim, 0, nc, sout, out, (rb + v) * olen)
                         else:
-                            _unpack_real(qre, qim, nc, 0, nc + 1, wr, wi, s, out,
+                            _unpack_real(qre, qim, nc, 0, nc // 2 + 1, wr, wi, s, out,
                                          (rb + v) * olen)
                 elif phase == COLS:
                     if swap:
@@ -450,6 +475,7 @@ def _unit(kind, mode, lo, hi, b, ntmin, x, roffs, es, out, olen, ip, tw, meta, s
                     _twiddle_transpose(S1, S2, w, lo, lo + w, D1, D2, n1, n2, perm2, tw4r, tw4i)
                 elif w < n1:
                     _copy_lanes(are, aim, w, 0, qre, qim, n1, lo, n2, w)
+        rb += step
 
 
 # ----------------------------------------------------------------------------------------
@@ -458,7 +484,9 @@ def _unit(kind, mode, lo, hi, b, ntmin, x, roffs, es, out, olen, ip, tw, meta, s
 _NORMS = ("backward", "ortho", "forward")
 PAR_MIN_WORK = gates.FFT_THREADS_MIN  # measured: flexarray/_engines/gates.py
 BIG_MIN_NC = gates.FFT_SPLIT_ROW_MIN  # measured: flexarray/_engines/gates.py
-PIECES_PER_THREAD = 4
+PIECES_PER_THREAD = 4    # tasks of a split row's phase per thread
+CLAIMS_PER_THREAD = 16   # claims of rows per thread (see _launch)
+_NO_CLAIM = np.zeros(0, np.int64)    # _unit without a row counter: rows lo..hi-1 in order
 
 
 def _is_pow2(n):
@@ -502,12 +530,12 @@ def _rows(v):
 _WS = threading.local()
 
 
-def workspace(pl, kind, full=True):
-    """This Python thread's scratch row for _unit (see _views): a, q and z, or only a
+def workspace(pl, full=True):
+    """This Python thread's scratch row for _unit (see _views): a and q, or only a
     (`full` False: the private part of a task of a split row). The last two are kept per
     thread and reused: fresh multi-MiB buffers cost a page fault per 4 KiB on every call."""
-    la, lq, lz = _scratch_len(pl.n1, pl.n2, _nlanes(pl.dtype), kind)
-    size = 2 * (la + lq + lz) if full else 2 * la
+    la, lq = _scratch_len(pl.n1, pl.n2, _nlanes(pl.dtype))
+    size = 2 * (la + lq) if full else 2 * la
     key = (size, pl.dtype.char)
     cache = getattr(_WS, "cache", None)
     if cache is None:
@@ -526,8 +554,13 @@ def _launch(kind, flat, offs, es, out, olen, nc, dtype, scale):
     blocks of short rows) spread over the threads, or, for fewer rows than threads of
     nc >= BIG_MIN_NC, each row with each of its phases spread over the threads.
 
-    Threads are Python threads running the nogil kernel (run_split: the caller takes its
-    share of pieces, so a helper the OS schedules late costs little). Numba's OpenMP
+    Threads are Python threads running the nogil kernel (run_split). Rows go to the
+    threads one at a time through a shared counter inside the kernel (see _unit's
+    `claim`): one kernel call per thread, so a helper that starts late (~35-60 us here: it
+    needs the GIL, and a blocked thread's idle vCPU is slow to wake) or is preempted just
+    takes fewer rows, and no thread waits on the GIL between pieces. Measured against 4
+    pieces per thread through the pool, 256 rows of 4096 points, 2 threads: see
+    docs/fft.md. Numba's OpenMP
     prange waited for every thread at each barrier: on the shared machine 10-16 ms per
     call whenever the second thread was not running (median 9.6 ms vs 1.4 ms serial, rows
     of 1024 points), and the parallel build doubled the cold compile."""
@@ -536,27 +569,28 @@ def _launch(kind, flat, offs, es, out, olen, nc, dtype, scale):
     nthreads = _threads.NTHREADS if nrows * nc * 2 >= PAR_MIN_WORK else 1
     args = (flat, offs, es, out, olen, pl.ip, pl.tw, pl.meta, scale)
     if nthreads < 2:
-        w = workspace(pl, kind)
-        _unit(kind, ROWS, 0, nrows, 0, 1, *args, w, w)
+        w = workspace(pl)
+        _unit(kind, ROWS, 0, nrows, 0, 1, *args, w, w, _NO_CLAIM)
         return
     if not (pl.rowwise and nc >= BIG_MIN_NC and nrows < nthreads):
-        unit = 1 if pl.rowwise else _nlanes(dtype)
+        units = (nrows + _nlanes(dtype) - 1) // _nlanes(dtype) if not pl.rowwise else nrows
+        claim = np.array([0, max(1, units // (nthreads * CLAIMS_PER_THREAD))], np.int64)
 
         def rows(lo, hi):
-            w = workspace(pl, kind)
-            _unit(kind, ROWS, lo * unit, min(hi * unit, nrows), 0, 1, *args, w, w)
+            w = workspace(pl)
+            _unit(kind, ROWS, 0, nrows, 0, 1, *args, w, w, claim)
 
-        _threads.run_split(rows, (), (nrows + unit - 1) // unit, nthreads, PIECES_PER_THREAD)
+        _threads.run_split(rows, (), nthreads, nthreads, 1)     # one call per thread
         return
-    shared = workspace(pl, kind)
+    shared = workspace(pl)
     ntmin = PIECES_PER_THREAD * nthreads
     for b in range(nrows):
         for phase in range(OUT + 1):
             ntask = _phase_tasks(kind, phase, pl.n1, pl.n2, _nlanes(dtype), ntmin)[0]
 
             def tasks(lo, hi):
-                _unit(kind, phase, lo, hi, b, ntmin, *args, workspace(pl, kind, False),
-                      shared)
+                _unit(kind, phase, lo, hi, b, ntmin, *args, workspace(pl, False),
+                      shared, _NO_CLAIM)
 
             if ntask:
                 _threads.run_split(tasks, (), ntask, nthreads, PIECES_PER_THREAD)
