@@ -190,13 +190,11 @@ def _one_dim(func, npfunc, kernel, real_in, half_in, x, n, axis, norm):
     return wrap(_pocket().transform(npfunc, a, n, axis, norm, out_len, out_dtype))
 
 
-# Smaller batches go to NumPy's call as it is (no threads, NumPy's allocation); fft/ifft
-# of real input computes the real transform and mirrors it from _FROM_REAL_MIN elements
-# and rows of _FROM_REAL_MIN_N (measured: 2.9x slower at 100 elements, 1.3x slower for
-# ifft of 2,000 rows of 20; 0.56x for 20 rows of 2,000 and 0.22x for 50,000 rows of 64).
+# Batches below a quarter of the thread gate go to NumPy's call as it is (no threads,
+# NumPy's own allocation); fft/ifft of real input: see the gates.
 _POCKET_SPLIT_MIN = gates.FFT_THREADS_MIN // 4
-_FROM_REAL_MIN = 1 << 14
-_FROM_REAL_MIN_N = 32
+_FROM_REAL_MIN = gates.FFT_FROM_REAL_MIN  # measured: flexarray/_engines/gates.py
+_FROM_REAL_MIN_N = gates.FFT_FROM_REAL_MIN_N
 
 
 def _pocket():

@@ -303,6 +303,15 @@ FFT_THREADS_MIN = 1 << 18
 # (used by _kernels.fft.rfft.BIG_MIN_NC)
 FFT_SPLIT_ROW_MIN = 1 << 16
 
+# fft/ifft of real input: the real transform and its Hermitian mirror (fft._one_dim) from
+# this many elements, in rows of at least FFT_FROM_REAL_MIN_N points; NumPy's complex
+# transform of the input made complex below (measured, flexarray / NumPy: 2.9x at 100
+# elements and 1.3x for ifft of 2,000 rows of 20 points the other way; 0.56x for 20 rows
+# of 2,000 and 0.22x for 50,000 rows of 64 this way).
+# (used by fft._FROM_REAL_MIN, fft._FROM_REAL_MIN_N)
+FFT_FROM_REAL_MIN = 1 << 14
+FFT_FROM_REAL_MIN_N = 32
+
 # Measured (docs/fft.md; one thread each, rows of ~1k-100k points): pocketfft wins by
 # 2-30x when the largest prime factor of n is below ~128 (it has radix passes for small
 # primes); from ~251 up a float32 Bluestein convolution on the power-of-two kernel is
