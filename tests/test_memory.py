@@ -79,7 +79,9 @@ def test_the_pool_stays_within_its_cap(src, monkeypatch):
     assert _memory._blocks == []
 
 
-def test_threads_never_share_a_live_block(src):
+def test_threads_never_share_a_live_block(src, monkeypatch):
+    """(The pool on in threads, as FLEXARRAY_POOL_BYTES=... asks.)"""
+    monkeypatch.setattr(_memory, "CAP_GIVEN", True)
     v, x = src
     results, errors = {}, []
 
@@ -101,6 +103,24 @@ def test_threads_never_share_a_live_block(src):
     assert len({ptr(r) for r in results.values()}) == len(results)
     for (k, _), r in results.items():
         np.testing.assert_array_equal(np.asarray(r), v * (k + 1))
+
+
+def test_the_pool_serves_the_main_thread_unless_asked_for(src, monkeypatch):
+    """Results computed on other threads (Dask's threaded scheduler) are not pooled, unless
+    FLEXARRAY_POOL_BYTES was given; the main thread's are."""
+    v, x = src
+    monkeypatch.delitem(__import__("sys").modules, "cubed", raising=False)
+    for given in (False, True):
+        monkeypatch.setattr(_memory, "CAP_GIVEN", given)
+        out = []
+        t = threading.Thread(target=lambda: out.append(xp.exp(x)))
+        t.start()
+        t.join()
+        pooled = any(np.shares_memory(b, out[0]._arr) for b in _memory._blocks)
+        assert pooled is given
+        np.testing.assert_array_equal(np.asarray(out[0]), np.exp(v))
+        a = xp.exp(x)
+        assert any(np.shares_memory(b, a._arr) for b in _memory._blocks)
 
 
 def test_the_pool_is_off_under_cubed_unless_asked_for(src, monkeypatch):
