@@ -2,6 +2,7 @@
 one process, one after another, and is reported as times and ratios (peer / flexarray:
 above 1 means flexarray is faster). Run benchmarks with OPENBLAS_CORETYPE and
 OPENBLAS_L2_SIZE unset: `env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/...`."""
+import time
 import timeit
 
 try:
@@ -21,6 +22,14 @@ def best_time(f, min_time=0.2, repeat=5):
             break
         n *= 4
     return min(timeit.repeat(f, number=n, repeat=repeat)) / n
+
+
+def time_calls(f, number):
+    """Mean time of ``number`` back-to-back calls of ``f`` (one measurement of a round)."""
+    t0 = time.perf_counter()
+    for _ in range(number):
+        f()
+    return (time.perf_counter() - t0) / number
 
 
 def fmt(t):

@@ -39,7 +39,7 @@ import flexarray  # noqa: E402
 import array_api_strict  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _harness import fmt, torch  # noqa: E402  (torch is None when not installed)
+from _harness import fmt, time_calls, torch  # noqa: E402  (torch is None when not installed)
 
 SIZES = {"small": (2_000, 20), "medium": (50_000, 64), "large": (200_000, 128)}
 N_QUERY = 256  # rows of the query block of pairwise kernels/distances (n_query x n)
@@ -207,13 +207,6 @@ def check(result, reference, tol):
             err = np.max(np.abs(x.astype(np.complex128) - y))
             return f"max abs err {err:.2e}"
     return ""
-
-
-def time_calls(f, number):
-    t0 = time.perf_counter()
-    for _ in range(number):
-        f()
-    return (time.perf_counter() - t0) / number
 
 
 def bench_size(size, names, repeat, min_batch, select):

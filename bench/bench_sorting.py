@@ -33,7 +33,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
 import flexarray as xp  # noqa: E402
-from _harness import fmt, torch  # noqa: E402  (torch is None when not installed)
+from _harness import fmt, time_calls, torch  # noqa: E402  (torch is None when not installed)
 
 BACKENDS = ("flexarray", "numpy", "torch")
 SIZES_1D = (100, 2_000, 50_000, 1_000_000)
@@ -247,13 +247,6 @@ def _mismatch(result, reference, unordered=False):
     return ""
 
 
-def _time(f, number):
-    t0 = time.perf_counter()
-    for _ in range(number):
-        f()
-    return (time.perf_counter() - t0) / number
-
-
 def bench(cases, repeat, min_batch):
     rows = []
     peers = [b for b in BACKENDS[1:] if b != "torch" or torch is not None]
@@ -270,7 +263,7 @@ def bench(cases, repeat, min_batch):
             f = funcs[b]
             try:
                 r = f()
-                t1 = min(_time(f, 1) for _ in range(3))
+                t1 = min(time_calls(f, 1) for _ in range(3))
             except Exception as e:  # noqa: BLE001 (reported in the table)
                 status[b] = type(e).__name__
                 continue
@@ -284,7 +277,7 @@ def bench(cases, repeat, min_batch):
         times = {b: [] for b in calls}
         for _ in range(repeat):  # round-robin: every backend once per round
             for b, (f, number) in calls.items():
-                times[b].append(_time(f, number))
+                times[b].append(time_calls(f, number))
         med = {b: statistics.median(t) for b, t in times.items()}
         row = {"name": name, "time": med, "status": status}
         cells = [fmt(med[b]) if b in med else status.get(b, "-") for b in ("flexarray", *peers)]
