@@ -179,7 +179,7 @@ def _reduce_split(f, op, a, axes, acc, keepdims):
     one adds ~1.3-1.4x. Cut along a kept axis, every output is NumPy's own; cut along a
     reduced one, the pieces' results are combined with ``f`` (sums then add in another
     order than NumPy's, to its error bound). None when it does not apply."""
-    if _threads.NTHREADS < 2 or a.size < gates.REDUCE_SPLIT_MIN or _threads.in_worker():
+    if _threads.NTHREADS < 2 or a.size < gates.REDUCE_SPLIT_MIN or _threads.runs_inline():
         return None
     ax = builtins.max(range(a.ndim), key=lambda d: abs(a.strides[d]) if a.shape[d] > 1 else -1)
     n = a.shape[ax]

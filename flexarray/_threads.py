@@ -11,8 +11,9 @@ busy core simply takes fewer pieces). ``FLEXARRAY_NUM_THREADS`` sets the thread 
   before they block, and are pinned to CPUs of their own; the caller is pinned to the
   first CPU for the duration of a call (see :class:`_Pool` and :class:`_Pinned` for the
   measurements). ``flexarray.nn`` adds single-threaded BLAS around its calls (``nn/_par.py``).
-- A call made from a pool thread runs inline: waiting on the pool from inside it could
-  deadlock, and the caller's work is parallel already.
+- The pool serves the main thread: a call made from another thread runs inline (see
+  :func:`runs_inline`), unless ``FLEXARRAY_NUM_THREADS`` was given; then threads share the
+  pool (see :func:`run_items`).
 
 This module imports no Numba until the pool is first used (the helpers' polling kernel):
 ``import flexarray`` stays cheap.
@@ -29,7 +30,8 @@ try:
     NTHREADS = len(os.sched_getaffinity(0))
 except AttributeError:  # pragma: no cover - not Linux
     NTHREADS = os.cpu_count() or 1
-if os.environ.get("FLEXARRAY_NUM_THREADS", "").isdigit():
+NTHREADS_GIVEN = os.environ.get("FLEXARRAY_NUM_THREADS", "").isdigit()
+if NTHREADS_GIVEN:
     NTHREADS = max(1, int(os.environ["FLEXARRAY_NUM_THREADS"]))
 
 _lock = threading.Lock()
@@ -46,9 +48,19 @@ def workers() -> int:
     return NTHREADS
 
 
-def in_worker() -> bool:
-    """Whether the current thread is one of the pool's helpers."""
-    return threading.current_thread().name.startswith(_THREAD_PREFIX)
+def runs_inline() -> bool:
+    """Whether a parallel call made now runs on the calling thread alone: on one of the
+    pool's helpers (waiting on the pool from inside it could deadlock, and the work is
+    parallel already), and on any thread but the main one unless ``FLEXARRAY_NUM_THREADS``
+    was given. Other threads are, nearly always, one of several running tasks (Dask's
+    threaded scheduler and ``distributed`` workers, cubed's threads executor, joblib's
+    threading backend), which use the cores already: measured on Dask's threads at 1 GB
+    (docs/scaling.md), the pool's helper competing with the other task's Zarr reads cost
+    ~20% of the wall time."""
+    t = threading.current_thread()
+    if t is threading.main_thread():
+        return False
+    return not NTHREADS_GIVEN or t.name.startswith(_THREAD_PREFIX)
 
 
 def _get_pool():
@@ -219,10 +231,11 @@ if hasattr(os, "register_at_fork"):
 
 def run_items(fn, items, nthreads=None, pin=True):
     """Call ``fn(item)`` for every item, on up to ``nthreads`` threads (default: all),
-    the caller included; inline when there is one item or one thread, or when called from
-    a pool thread. Calls from several threads at once share the threads out: while k
-    other calls run, a call takes at most ``NTHREADS // (k + 1)`` (inline on two cores
-    under Dask's threaded scheduler, whose tasks already use every core). ``fn`` must
+    the caller included; inline when there is one item or one thread, or when
+    :func:`runs_inline`. Where threads other than the main one use the pool
+    (``FLEXARRAY_NUM_THREADS`` given), calls from several threads at once share the
+    threads out: while k other calls run, a call takes at most ``NTHREADS // (k + 1)``
+    (inline on two cores under Dask's threaded scheduler). ``fn`` must
     write only disjoint parts of shared outputs. The first exception stops the job and is
     raised here. ``pin``: the caller runs on the pool's first CPU meanwhile
     (:class:`_Pinned`; nn's calls); :func:`run_split` leaves the caller free, as the core
@@ -233,7 +246,7 @@ def run_items(fn, items, nthreads=None, pin=True):
     nw = NTHREADS if nthreads is None else max(1, min(nthreads, NTHREADS))
     if _running:  # other threads' parallel calls are running (a Dask task per core, ...):
         nw = min(nw, NTHREADS // (_running + 1))  # share the cores, never oversubscribe
-    if len(items) <= 1 or nw <= 1 or in_worker():
+    if len(items) <= 1 or nw <= 1 or runs_inline():
         for it in items:
             fn(it)
         return
@@ -260,7 +273,7 @@ def run_split(fn, args, total, nthreads, pieces_per_thread=8):
     (a parallel build compiles 2-3x longer).
     """
     nthreads = max(1, min(nthreads, total))
-    if nthreads == 1 or in_worker():
+    if nthreads == 1 or runs_inline():
         fn(*args, 0, total)
         return
     npieces = min(total, nthreads * pieces_per_thread)

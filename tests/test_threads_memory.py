@@ -93,8 +93,13 @@ def low_thread_gates(monkeypatch):
         monkeypatch.setattr(mod, name, 1 << 12)
 
 
+@pytest.mark.parametrize("shared", [False, True], ids=["inline", "shared pool"])
 @pytest.mark.parametrize("launcher", ["threads", "caller's ThreadPoolExecutor"])
-def test_eight_threads_give_the_serial_results(launcher, low_thread_gates):
+def test_eight_threads_give_the_serial_results(launcher, shared, low_thread_gates, monkeypatch):
+    """Eight threads at once, each running every job: their calls run inline, or (with
+    FLEXARRAY_NUM_THREADS given) share the pool; either way, the serial results."""
+    from flexarray import _threads
+    monkeypatch.setattr(_threads, "NTHREADS_GIVEN", shared)
     jobs = _jobs()
     serial = {name: fn() for name, fn, _ in jobs}
     exact = {name: e for name, _, e in jobs}
@@ -171,6 +176,32 @@ def test_concurrent_callers_share_the_threads(monkeypatch):
     assert threads_used(3, 4) == main
     if _threads._get_pool().cpus and len(_threads._allowed_cpus()) >= 2:
         assert len(threads_used(0, 2, meet=True)) == 2  # alone: a helper joins
+
+
+@pytest.mark.parametrize("given", [False, True])
+def test_other_threads_run_inline_unless_the_thread_count_was_given(given, monkeypatch):
+    """The pool serves the main thread; a call from another thread (a Dask task) runs on
+    that thread alone, unless FLEXARRAY_NUM_THREADS was given."""
+    from flexarray import _threads
+    if not (_threads._get_pool().cpus and len(_threads._allowed_cpus()) >= 2):
+        pytest.skip("needs two CPUs")
+    monkeypatch.setattr(_threads, "NTHREADS", 2)
+    monkeypatch.setattr(_threads, "NTHREADS_GIVEN", given)
+    used, gate = [], threading.Barrier(2, timeout=10 if given else 0.2)  # inline: no partner
+
+    def item(i):
+        used.append(threading.current_thread().name)
+        if i < 2:
+            try:
+                gate.wait()
+            except threading.BrokenBarrierError:
+                pass
+
+    t = threading.Thread(target=_threads.run_items, args=(item, range(8)), name="task")
+    t.start()
+    t.join()
+    assert len(used) == 8
+    assert (set(used) == {"task"}) is not given
 
 
 @pytest.mark.parametrize("dtype,func,n,threaded", [

@@ -84,7 +84,7 @@ def run(fn, items, parallel=True, blas=True):
 
 
 def _run(fn, items, parallel, blas, nw):
-    if not parallel or len(items) <= 1 or nw <= 1 or _threads.in_worker():
+    if not parallel or len(items) <= 1 or nw <= 1 or _threads.runs_inline():
         # Inline. Blocks that alternate serial kernels with BLAS still get single-threaded
         # BLAS: OpenBLAS's idle threads spin after each GEMM and starve the next kernel
         # (measured under load: k7 s2 conv inline 38-211 ms with BLAS's threads, against
