@@ -364,8 +364,22 @@ def _make_binary(name, func, cat):
         except ValueError:
             _broadcast(name, np.shape(a1), np.shape(a2))  # the likely cause, named
             raise
+    def with_ndarray(x1, x2):
+        """``f(x1, x2)`` with one operand a NumPy array (an operator's), in the fast case
+        only (small operands of one dtype, one broadcasting to the other's shape): NumPy
+        computes it from that array as it is (~1.5 us less than taking it as an Array
+        first). None otherwise."""
+        a1 = x1._arr if type(x1) is Array else x1
+        a2 = x2._arr if type(x2) is Array else x2
+        if (a1.dtype is a2.dtype and a1.dtype in fast and a1.size < _FAST_MAX
+                and a2.size < _FAST_MAX and (a1.shape == a2.shape or _fits(a2.shape, a1.shape)
+                                             or _fits(a1.shape, a2.shape))):
+            return _wrap(quiet(func, (a1, a2)))
+        return None
+
     fast = allowed - set(_dt.HALF)
     fast_float = fast & {_dt.float32, _dt.float64}
+    f.with_ndarray = with_ndarray
     return f
 
 

@@ -57,6 +57,11 @@ def _with_ndarray(func, a, b, other):
     """``func(a, b)`` with the NumPy array ``other`` (one of a, b) taken as flexarray's;
     NotImplemented, so that NumPy's reflected operator and the ufunc protocol give NumPy's
     meaning, for dtypes and promotions flexarray does not have (int8 + uint64 ndarray)."""
+    fast = getattr(func, "with_ndarray", None)
+    if fast is not None and type(other) is np.ndarray:
+        r = fast(a, b)
+        if r is not None:
+            return r
     o = _coerce(other)
     if o is None:
         return NotImplemented
@@ -190,6 +195,8 @@ def _ufunc_table():
 
 
 UFUNCS = _ufunc_table()
+#: binary ufunc -> its function's path for small operands of one dtype (``ndarray * x``)
+_UFUNC_FAST = {u: f.with_ndarray for u, f in UFUNCS.items() if hasattr(f, "with_ndarray")}
 
 
 def _operand(a):
@@ -240,6 +247,13 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     the arrays' memory, writes into ``out`` arrays through their views, and returns
     flexarray arrays.
     """
+    if method == "__call__" and len(inputs) == 2 and not kwargs and ufunc in _UFUNC_FAST:
+        a, b = inputs  # ``ndarray * x``, ``np.add(x, y)``: small, one dtype (~2.5 us less)
+        if (type(a) is Array or type(a) is np.ndarray) and (
+                type(b) is Array or type(b) is np.ndarray):
+            r = _UFUNC_FAST[ufunc](a, b)
+            if r is not None:
+                return r
     if not isinstance(ufunc, np.ufunc) or method not in _UFUNC_METHODS:
         raise TypeError(f"__array_ufunc__: 'ufunc' must be a NumPy ufunc and 'method' one of "
                         f"{', '.join(_UFUNC_METHODS)}; got {ufunc!r} and {method!r}")

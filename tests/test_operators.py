@@ -1,4 +1,6 @@
 """NumPy's ufunc protocol and NumPy scalars on flexarray arrays (flexarray._operators)."""
+import operator
+
 import numpy as np
 import pytest
 
@@ -53,6 +55,36 @@ def test_ndarray_operands_in_operators():
                  (V - x, V - V), (x > np.zeros(3), V > 0)):
         assert isinstance(r, xp.Array)
         np.testing.assert_array_equal(to_np(r), e)
+
+
+@pytest.mark.parametrize("dtypes", [("float64", "float64"), ("float32", "float32"),
+                                    ("int32", "int32"), ("float32", "float64"),
+                                    ("int8", "int16"), ("bool", "bool")])
+@pytest.mark.parametrize("shapes", [((3, 4), (3, 4)), ((3, 4), (4,)), ((4,), (3, 4)),
+                                    ((3, 1), (1, 4)), ((2, 3, 4), (1, 4)), ((), (3,)),
+                                    ((5,), (4,))])
+def test_ndarray_operands_of_every_dtype_and_shape(dtypes, shapes):
+    """``x <op> ndarray``, ``ndarray <op> x`` and ``np.<ufunc>(x, ndarray)``: NumPy's values
+    and dtype, as flexarray arrays, on the fast path (one dtype, one operand broadcasting
+    to the other) and off it; shapes that do not broadcast raise."""
+    rng = np.random.default_rng(5)
+    a = (rng.random(shapes[0]) * 9 + 1).astype(dtypes[0])
+    b = (rng.random(shapes[1]) * 9 + 1).astype(dtypes[1])
+    x = xp.asarray(a)
+    ops = [operator.add, operator.mul, operator.lt, operator.eq, np.add, np.multiply]
+    ops += [operator.and_] if dtypes[0] == "bool" else [operator.sub, operator.truediv]
+    for op in ops:
+        try:
+            e = op(a, b)
+        except ValueError:
+            for call in (lambda: op(x, b), lambda: op(b, x)):
+                with pytest.raises(ValueError):
+                    call()
+            continue
+        for r, ref in ((op(x, b), e), (op(b, x), op(b, a))):
+            assert isinstance(r, xp.Array)
+            assert r.dtype == ref.dtype, (op, r.dtype, ref.dtype)
+            np.testing.assert_array_equal(to_np(r), ref)
 
 
 def test_out_where_reduce_accumulate_and_at_run_numpys_kernels():
