@@ -17,6 +17,7 @@ from . import _dtypes as _dt
 from . import _memory
 from ._engines import dispatch
 from ._array import Array, wrap
+from ._engines.gates import VECDOT_STRIDED_MIN as _VECDOT_STRIDED_MIN
 from ._helpers import cast_result, check_array
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
@@ -162,6 +163,9 @@ def tensordot(x1, x2, /, *, axes=2):
     return wrap(r)
 
 
+_VECDOT_PASSES = frozenset((_dt.float32, _dt.float64, _dt.complex64, _dt.complex128))
+
+
 def vecdot(x1, x2, /, *, axis=-1):
     """Dot products of vectors along ``axis`` (x1 conjugated), broadcast over the other
     axes. ``axis`` counts from the end: -1 is the last axis."""
@@ -182,6 +186,13 @@ def vecdot(x1, x2, /, *, axis=-1):
         np.broadcast_shapes(x1.shape, x2.shape)
     except ValueError:
         raise ValueError(f"vecdot: shapes {x1.shape} and {x2.shape} do not broadcast") from None
+    if dt in _VECDOT_PASSES and builtins.max(x1.size, x2.size) >= _VECDOT_STRIDED_MIN and (
+            x1._arr.strides[axis] != x1._arr.itemsize or x2._arr.strides[axis] != x2._arr.itemsize):
+        # NumPy's vecdot walks a strided axis element by element (50,000 x 64 along axis 0:
+        # ~24 ms); a product and a sum along it are two fast passes (~3.7 ms)
+        from ._elementwise import conj, multiply
+        from ._statistical import sum as sum_
+        return sum_(multiply(conj(x1) if dt.kind == "c" else x1, x2), axis=axis)
     ct = compute_np(dt)
     a, b = x1._arr.astype(ct, copy=False), x2._arr.astype(ct, copy=False)
     with np.errstate(all="ignore"):

@@ -166,6 +166,32 @@ def test_vecdot_against_numpy(data):
     check_product(r, a, b, dt, reference)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("s1,s2,axis", [((40, 6), (40, 6), 0), ((40, 6), (40, 1), -2),
+                                        ((3, 40, 5), (40, 5), -2), ((7, 40), (7, 40), 0),
+                                        ((5, 9, 4), (1, 9, 4), 1)])
+def test_vecdot_along_a_strided_axis_as_a_product_and_a_sum(dtype, s1, s2, axis, monkeypatch):
+    """Along an axis that is not contiguous (large operands), vecdot is a product and a sum
+    along the axis: NumPy's values (x1 conjugated), dtype and shape."""
+    from flexarray import _linear_algebra, _statistical
+    monkeypatch.setattr(_linear_algebra, "_VECDOT_STRIDED_MIN", 0)
+    calls = []
+    real_sum = _statistical.sum
+    monkeypatch.setattr(_statistical, "sum", lambda *a, **k: calls.append(1) or real_sum(*a, **k))
+    rng = np.random.default_rng(8)
+    a, b = rng.standard_normal(s1), rng.standard_normal(s2)
+    if dtype.startswith("complex"):
+        a, b = a + 1j * rng.standard_normal(s1), b - 2j * rng.standard_normal(s2)
+    a, b = a.astype(dtype), b.astype(dtype)
+    r = xp.vecdot(fx(a), fx(b), axis=axis)
+    e = np.vecdot(a, b, axis=axis)
+    assert calls, "the product-and-sum path was not taken"
+    assert r.dtype == e.dtype and r.shape == e.shape
+    single = dtype in ("float32", "complex64")  # (sums of ~40 products of size ~1)
+    np.testing.assert_allclose(to_np(r), e, rtol=1e-5 if single else 1e-12,
+                               atol=1e-4 if single else 1e-12)
+
+
 def test_vecdot_conjugates_x1():
     a = fx(np.array([1 + 2j, 3 - 1j]))
     b = fx(np.array([2 - 1j, 1j]))

@@ -280,6 +280,13 @@ HALF_MATMUL_KERNEL_MIN = 1 << 16
 # (used by _kernels.linalg.matmul.PARALLEL_MIN)
 INT_MATMUL_THREADS_MIN = 1 << 24
 
+# vecdot of floating arrays along an axis that is not contiguous in memory (axis 0 of a C
+# array: scipy.stats.pearsonr's): from this many elements, a product and a sum along the
+# axis (threaded passes, pooled memory) beat NumPy's strided vecdot. Measured: 2,000 x 20
+# 41 vs 29 us; 200,000 x 8 2.8 vs 3.6 ms; 50,000 x 64 3.7 vs 23.8 ms; 1000^2 1.3 vs 8.1 ms.
+# (used by _linear_algebra.vecdot)
+VECDOT_STRIDED_MIN = 1 << 17
+
 
 # --- Factorizations -------------------------------------------------------------------
 # The reduced SVD (and svdvals) of one matrix at least this many times taller than wide
