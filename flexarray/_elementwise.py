@@ -19,7 +19,7 @@ from ._array import Array, Buffer, copy_of, wrap
 from ._buffer import is_private
 
 # --- the table ----------------------------------------------------------------------------
-from ._helpers import ignore_fp_errors, python_scalar, quiet
+from ._helpers import ignore_fp_errors, python_scalar, quiet, quiet_caller
 from ._engines import gates
 # name: (implementation, input category, result rule, may warn)
 #   category: which (promoted) dtypes are accepted
@@ -322,9 +322,10 @@ def _make_unary(name, func, cat):
             _check_category(name, cat, x._dtype)
         a = x._arr
         if a.size < _FAST_MAX and x._dtype in fast:  # (~0.5 us less)
-            return _wrap(quiet(func, (a,)))
+            return _wrap(run(a))
         return _wrap(_compute(name, func, (a,), x._dtype))
     fast = allowed - set(_dt.HALF)
+    run = quiet_caller(func, 1)  # func with floating-point warnings off, for the fast path
     return f
 
 
@@ -346,16 +347,16 @@ def _make_binary(name, func, cat):
                         a2 = x2._arr
                         if a1.shape == a2.shape or _fits(a2.shape, a1.shape) or (
                                 a2.size < _FAST_MAX and _fits(a1.shape, a2.shape)):
-                            return _wrap(quiet(func, (a1, a2)))
+                            return _wrap(run(a1, a2))
                 elif (t2 is float or t2 is int and -_EXACT < x2 < _EXACT) and \
                         x1._dtype in fast_float:
-                    return _wrap(quiet(func, (a1, x2)))  # NumPy 2 keeps the float dtype
+                    return _wrap(run(a1, x2))  # NumPy 2 keeps the float dtype
                 elif t2 is int and x1._dtype is _INT64 and _INT64_MIN <= x2 <= _INT64_MAX and \
                         x1._dtype in fast:
-                    return _wrap(quiet(func, (a1, x2)))  # an int64 scalar beside int64
+                    return _wrap(run(a1, x2))  # an int64 scalar beside int64
         elif (t1 is float or t1 is int and -_EXACT < x1 < _EXACT) and t2 is Array and \
                 x2._dtype in fast_float and x2._arr.size < _FAST_MAX:
-            return _wrap(quiet(func, (x1, x2._arr)))
+            return _wrap(run(x1, x2._arr))
         a1, a2, dt = _operands(name, x1, x2)
         if dt not in allowed:
             _check_category(name, cat, dt, "x1' and 'x2")
@@ -374,11 +375,12 @@ def _make_binary(name, func, cat):
         if (a1.dtype is a2.dtype and a1.dtype in fast and a1.size < _FAST_MAX
                 and a2.size < _FAST_MAX and (a1.shape == a2.shape or _fits(a2.shape, a1.shape)
                                              or _fits(a1.shape, a2.shape))):
-            return _wrap(quiet(func, (a1, a2)))
+            return _wrap(run(a1, a2))
         return None
 
     fast = allowed - set(_dt.HALF)
     fast_float = fast & {_dt.float32, _dt.float64}
+    run = quiet_caller(func, 2)  # func with floating-point warnings off, for the fast paths
     f.with_ndarray = with_ndarray
     return f
 

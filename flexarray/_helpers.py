@@ -7,9 +7,11 @@ torch and array-api-strict take them) and never count as integers; integers are 
 IndexError). Messages name the function, the argument, what was given and what is allowed.
 """
 import builtins
+import contextvars
 import functools
 import operator
 import sys
+import threading
 
 import numpy as np
 
@@ -198,6 +200,42 @@ def quiet(func, args, out=None):
         return func(*args) if out is None else func(*args, out=out)
     finally:
         _ERRSTATE.reset(token)
+
+
+_quiet_contexts = threading.local()
+
+
+def _quiet_context():
+    """This thread's context whose NumPy error state ignores all (see :func:`quiet_caller`)."""
+    try:
+        return _quiet_contexts.ctx
+    except AttributeError:
+        ctx = _quiet_contexts.ctx = contextvars.Context()
+        ctx.run(_ERRSTATE.set, _IGNORE_ALL)
+        return ctx
+
+
+def quiet_caller(func, nargs):
+    """``lambda *args: quiet(func, args)`` for ``nargs`` positional arguments. A NumPy ufunc
+    of NumPy arrays and scalars (no Python code runs inside it) is run in a context of
+    this thread's whose error state ignores all: ~0.05 us where setting and resetting
+    NumPy's error state costs ~0.25 us (the fast paths of small elementwise calls). A
+    context is entered by one thread at a time, hence one per thread."""
+    if not isinstance(func, np.ufunc) or _ERRSTATE is None:
+        return lambda *args: quiet(func, args)
+    if nargs == 1:
+        def run(x):
+            try:
+                return _quiet_contexts.ctx.run(func, x)
+            except AttributeError:
+                return _quiet_context().run(func, x)
+    else:
+        def run(x, y):
+            try:
+                return _quiet_contexts.ctx.run(func, x, y)
+            except AttributeError:
+                return _quiet_context().run(func, x, y)
+    return run
 
 
 class ignore_fp_errors:

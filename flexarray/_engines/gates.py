@@ -281,11 +281,13 @@ HALF_MATMUL_KERNEL_MIN = 1 << 16
 INT_MATMUL_THREADS_MIN = 1 << 24
 
 # vecdot of floating arrays along an axis that is not contiguous in memory (axis 0 of a C
-# array: scipy.stats.pearsonr's): from this many elements, a product and a sum along the
-# axis (threaded passes, pooled memory) beat NumPy's strided vecdot. Measured: 2,000 x 20
-# 41 vs 29 us; 200,000 x 8 2.8 vs 3.6 ms; 50,000 x 64 3.7 vs 23.8 ms; 1000^2 1.3 vs 8.1 ms.
+# array: scipy.stats.pearsonr's): from this many elements NumPy's einsum, whose
+# sum-of-products loop runs along the contiguous axis, beats NumPy's vecdot, which walks the
+# strided axis element by element. Measured (vecdot / einsum): 512 x 8 3.3 / 3.7 us,
+# 1,000 x 16 16 / 7.4 us, 2,000 x 20 28 / 17 us, 50,000 x 64 22.8 / 1.8 ms, 1000^2 7.0 /
+# 0.56 ms. Along a contiguous axis vecdot stays (64 x 50,000 along 1: 0.9 / 1.7 ms).
 # (used by _linear_algebra.vecdot)
-VECDOT_STRIDED_MIN = 1 << 17
+VECDOT_STRIDED_MIN = 1 << 13
 
 
 # --- Factorizations -------------------------------------------------------------------
