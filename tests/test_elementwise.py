@@ -1,5 +1,7 @@
 """Every elementwise function against NumPy over random dtypes, shapes and layouts."""
 import math
+import threading
+import warnings
 
 import ml_dtypes
 import numpy as np
@@ -339,3 +341,48 @@ def test_pow_with_cheaper_exact_forms_keeps_pows_special_cases(dtype, e):
     view = y[...]
     y **= e
     same(view)
+
+
+@pytest.mark.parametrize("n", [4, 20_000])  # the fast path; one whose NumPy loop drops the GIL
+def test_small_calls_give_ieee_results_quietly_and_keep_numpys_error_state(n):
+    """Small elementwise calls (the fast paths) give inf/NaN without a warning or an error
+    even under np.errstate(all="raise"), and leave the caller's NumPy error state as it
+    was: plain NumPy code after them still raises."""
+    big = xp.full((n,), 1e308)
+    zero = xp.zeros((n,))
+    with np.errstate(all="raise"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for got, want in ((big * 10.0, np.inf), (big + big, np.inf), (zero / zero, np.nan),
+                          (xp.log(zero), -np.inf), (xp.exp(big), np.inf),
+                          (2.0 * big, np.inf), (big * np.full(n, 10.0), np.inf)):
+            np.testing.assert_array_equal(to_np(got), np.full(n, want))
+        with pytest.raises(FloatingPointError):
+            np.full(n, 1e308) * 10.0
+    assert np.geterr()["over"] == "warn"
+
+
+def test_small_calls_from_many_threads_at_once():
+    """Each thread runs the fast paths in its own error-state context (a context is entered
+    by one thread at a time): eight threads of 20,000-element calls, whose NumPy loops drop
+    the GIL, give NumPy's results."""
+    v = np.random.default_rng(6).standard_normal(20_000)
+    x = xp.asarray(v)
+    errors, results = [], {}
+
+    def work(k):
+        try:
+            for _ in range(300):
+                r = x * float(k) + x
+                r = xp.exp(r / 50.0)
+            results[k] = to_np(r)
+        except BaseException as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    for k in range(8):
+        np.testing.assert_allclose(results[k], np.exp((v * k + v) / 50.0), rtol=1e-15)
