@@ -246,7 +246,9 @@ class Array:
     def __getitem__(self, key):
         a = self._arr
         t = type(key)
-        if t is int or t is slice or (t is tuple and _is_basic(key)):
+        if t is slice:  # a view, always (~0.03 us less than the checks below)
+            return _new(a[key], self._buf, self._dtype)
+        if t is int or (t is tuple and _is_basic(key)):
             r = a[key]  # basic indexing, NumPy's own (~0.4 us less than the general path)
         elif t is Array and (key._dtype is _dt.bool or _dt.KIND[key._dtype] in "iu" and
                              key._arr.ndim):

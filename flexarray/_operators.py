@@ -36,7 +36,7 @@ UNARY = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_
 #: what an operator takes beside an array (NumPy scalars count as Python scalars; NumPy
 #: arrays are shared as ``asarray`` shares them, see :func:`_coerce`; anything else returns
 #: NotImplemented)
-OPERAND_TYPES = (Array, bool, int, float, complex, np.generic)
+OPERAND_TYPES = (Array, float, int, complex, np.generic)  # (bool: an int)
 
 
 def _coerce(other):
