@@ -237,9 +237,13 @@ def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "bac
 
 def _c2cn(func, npfunc, x, s, axes, norm):
     check_array(x, func)
-    a = _complex_input(func, x)
     s, ax = _axes(func, x, s, axes)
     _norm(func, norm)
+    if len(ax) == 1 and x.dtype in _REAL_IN | _COMPLEX_IN:  # the one-dimensional
+        # transform's engines (threads; real input from the real transform)
+        return (fft if func == "fftn" else ifft)(x, n=None if s is None else s[0],
+                                                 axis=ax[0], norm=norm)
+    a = _complex_input(func, x)
     if not ax:
         return wrap(a.copy())
     return wrap(npfunc(a, s, ax, norm))
@@ -265,6 +269,8 @@ def rfftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
     if not ax:
         return wrap(a.astype(_COMPLEX[a.dtype.char]))
     s = [a.shape[i] for i in ax] if s is None else s
+    if len(ax) == 1:  # scipy.signal.oaconvolve's blocks: rfft's engines (threads, kernel)
+        return rfft(x, n=s[0], axis=ax[0], norm=norm)
     if s[-1] < _KERNEL_MIN_N[a.dtype]:
         return wrap(np.fft.rfftn(a, s, ax, norm))
     out = _rfft_kernel(a, s[-1], ax[-1], norm)
@@ -288,6 +294,8 @@ def irfftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
         if s[-1] < 1:
             raise ValueError(f"irfftn: the default output length 2*(m-1) is {s[-1]} for "
                              f"m={a.shape[ax[-1]]} along axis {ax[-1]}; pass 's' and 'axes'")
+    if len(ax) == 1:
+        return irfft(x, n=s[0], axis=ax[0], norm=norm)
     if s[-1] < _KERNEL_MIN_N[a.dtype]:
         return wrap(np.fft.irfftn(a, s, ax, norm))
     if len(ax) > 1:

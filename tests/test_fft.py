@@ -593,3 +593,30 @@ def test_shift_bad_axes():
         xp.fft.fftshift(x, axes=2)
     with pytest.raises(ValueError, match="repeated"):
         xp.fft.ifftshift(x, axes=[0, 0])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_one_axis_n_dimensional_transforms_match_numpy(dtype, axis):
+    """fftn/ifftn/rfftn/irfftn over one axis take the one-dimensional transforms' engines
+    (threaded batches, real input through the real transform: scipy.signal.oaconvolve's
+    blocks): NumPy's values and dtypes, with and without s."""
+    rng = np.random.default_rng(11)
+    v = rng.standard_normal((300, 256))
+    if np.dtype(dtype).kind == "c":
+        v = v + 1j * rng.standard_normal((300, 256))
+    v = v.astype(dtype)
+    x = fx(v)
+    for s in (None, [200]):
+        for name in ("fftn", "ifftn"):
+            got = getattr(xp.fft, name)(x, s=s, axes=[axis])
+            want = getattr(np.fft, name)(wide(v), s, [axis])
+            assert got.dtype == CPLX.get(dtype, dtype)
+            assert_close(np_of(got), want, dtype)
+        if np.dtype(dtype).kind == "f":
+            got = xp.fft.rfftn(x, s=s, axes=[axis], norm="ortho")
+            assert_close(np_of(got), np.fft.rfftn(wide(v), s, [axis], "ortho"), dtype)
+            back = xp.fft.irfftn(got, s=s, axes=[axis], norm="ortho")
+            assert back.dtype == dtype
+            assert_close(np_of(back), np.fft.irfftn(np.fft.rfftn(wide(v), s, [axis], "ortho"),
+                                                    s, [axis], "ortho"), dtype)
