@@ -44,14 +44,17 @@ CAP_GIVEN = _env.isdigit()
 
 def _pooling() -> bool:
     """Whether the pool is on: ``CAP`` > 0, and, unless ``FLEXARRAY_POOL_BYTES`` says
-    otherwise, in a process not running cubed. cubed bounds each task's memory
-    (``allowed_mem``) without seeing blocks kept warm here (measured: a cubed run with
-    allowed_mem=1GB peaked at 1.5 GB with the pool, 0.9 GB without). On Dask's task threads
-    the pool is what makes flexarray chunks pay: measured at 1 GB (docs/scaling.md), the
-    temporaries of ``x.std(axis=0)`` cost 2.75 s of task time in fresh memory (NumPy's
-    chunks 2.4 s) and 1.1 s in pooled memory."""
-    return CAP > 0 and (CAP_GIVEN or "cubed" not in sys.modules)
-
+    otherwise, on the main thread of a process not running cubed. cubed bounds each task's
+    memory (``allowed_mem``) without seeing blocks kept warm here (measured: a cubed run
+    with allowed_mem=1GB peaked at 1.5 GB with the pool, 0.9 GB without); tasks on other
+    threads (Dask's threaded scheduler) free their results in no order a pool can reuse
+    (measured, 2 GB standardize-and-reduce on Dask's threads: 9.6-11.5 s with the pool,
+    8.7 s without, NumPy chunks 8.5-9.0 s; again with tasks inline, 9.3-10.7 s against
+    8.4-9.1 s and 3.05 GB peak against 2.6-2.8: the pool halved the ``std`` tasks' time,
+    but the Zarr reads beside them took 300-400 ms a chunk instead of 60-150 ms, the cause
+    not found; docs/scaling.md)."""
+    return CAP > 0 and (CAP_GIVEN or ("cubed" not in sys.modules and
+                                      threading.current_thread() is threading.main_thread()))
 
 _blocks: list = []  # pooled blocks, least recently handed out first
 _lock = threading.Lock()

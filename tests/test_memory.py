@@ -105,23 +105,22 @@ def test_threads_never_share_a_live_block(src, monkeypatch):
         np.testing.assert_array_equal(np.asarray(r), v * (k + 1))
 
 
-def test_the_pool_serves_every_thread(src, monkeypatch):
-    """Results computed on other threads (Dask's task threads) come from the pool too, and
-    a block one thread freed serves the next request of another."""
+def test_the_pool_serves_the_main_thread_unless_asked_for(src, monkeypatch):
+    """Results computed on other threads (Dask's threaded scheduler) are not pooled, unless
+    FLEXARRAY_POOL_BYTES was given; the main thread's are."""
     v, x = src
     monkeypatch.delitem(__import__("sys").modules, "cubed", raising=False)
-    monkeypatch.setattr(_memory, "CAP_GIVEN", False)
-    out = []
-    t = threading.Thread(target=lambda: out.append(xp.exp(x)))
-    t.start()
-    t.join()
-    assert any(np.shares_memory(b, out[0]._arr) for b in _memory._blocks)
-    np.testing.assert_array_equal(np.asarray(out[0]), np.exp(v))
-    p = ptr(out[0])
-    out.clear()  # frees the block
-    a = xp.sin(x)
-    assert ptr(a) == p
-    np.testing.assert_array_equal(np.asarray(a), np.sin(v))
+    for given in (False, True):
+        monkeypatch.setattr(_memory, "CAP_GIVEN", given)
+        out = []
+        t = threading.Thread(target=lambda: out.append(xp.exp(x)))
+        t.start()
+        t.join()
+        pooled = any(np.shares_memory(b, out[0]._arr) for b in _memory._blocks)
+        assert pooled is given
+        np.testing.assert_array_equal(np.asarray(out[0]), np.exp(v))
+        a = xp.exp(x)
+        assert any(np.shares_memory(b, a._arr) for b in _memory._blocks)
 
 
 def test_the_pool_is_off_under_cubed_unless_asked_for(src, monkeypatch):
