@@ -216,12 +216,14 @@ def _quiet_context():
 
 
 def quiet_caller(func, nargs):
-    """``lambda *args: quiet(func, args)`` for ``nargs`` positional arguments. A NumPy ufunc
-    of NumPy arrays and scalars (no Python code runs inside it) is run in a context of
-    this thread's whose error state ignores all: ~0.05 us where setting and resetting
-    NumPy's error state costs ~0.25 us (the fast paths of small elementwise calls). A
-    context is entered by one thread at a time, hence one per thread."""
-    if not isinstance(func, np.ufunc) or _ERRSTATE is None:
+    """``lambda *args: quiet(func, args)`` for ``nargs`` positional arguments, for a NumPy-level
+    ``func`` (a ufunc, or a function of ``_special``'s that calls NumPy only: nothing in it
+    calls back into flexarray), run in a context of this thread's whose error state
+    ignores all: ~0.05 us where setting and resetting NumPy's error state costs ~0.25 us
+    (the fast paths of small elementwise calls). A context is entered by one thread at a
+    time, and not again from inside itself: hence one per thread, and NumPy-level
+    functions only."""
+    if _ERRSTATE is None:  # pragma: no cover - other NumPy versions
         return lambda *args: quiet(func, args)
     if nargs == 1:
         def run(x):
