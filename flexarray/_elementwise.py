@@ -430,6 +430,9 @@ def _fits(shape, target):
 
 
 _INPLACE_FAST = {name: _ALLOWED[name] & {_dt.float32, _dt.float64} for name in BINARY}
+#: name -> ``func(x, y, out=x)`` with floating-point warnings off (apply_inplace's fast path)
+_INPLACE_RUN = {name: quiet_caller(func, 2, into_first=True)
+                for name, (func, _, _) in BINARY.items()}
 
 
 def apply_inplace(name, x, other):
@@ -441,13 +444,12 @@ def apply_inplace(name, x, other):
         # straight into x's memory (NumPy copies overlapping operands itself)
         t = type(other)
         if t is float or t is int and -_EXACT < other < _EXACT:
-            out = x._writable()
-            quiet(func, (out, other), out)
+            _INPLACE_RUN[name](x._writable(), other)
             return
         if t is Array and other._dtype is x._dtype and (
                 other._arr.shape == x._arr.shape or _fits(other._arr.shape, x._arr.shape)):
             out = x._writable()  # (first: x's memory may move, and other's with it)
-            quiet(func, (out, other._arr), out)
+            _INPLACE_RUN[name](out, other._arr)
             return
     a1, a2, dt = _operands(name, x, other)
     _check_category(name, cat, dt, "x1' and 'x2")

@@ -215,17 +215,25 @@ def _quiet_context():
         return ctx
 
 
-def quiet_caller(func, nargs):
+def quiet_caller(func, nargs, into_first=False):
     """``lambda *args: quiet(func, args)`` for ``nargs`` positional arguments, for a NumPy-level
     ``func`` (a ufunc, or a function of ``_special``'s that calls NumPy only: nothing in it
     calls back into flexarray), run in a context of this thread's whose error state
     ignores all: ~0.05 us where setting and resetting NumPy's error state costs ~0.25 us
     (the fast paths of small elementwise calls). A context is entered by one thread at a
     time, and not again from inside itself: hence one per thread, and NumPy-level
-    functions only."""
+    functions only. ``into_first``: ``func(x, y, out=x)``, an in-place operator."""
     if _ERRSTATE is None:  # pragma: no cover - other NumPy versions
+        if into_first:
+            return lambda x, y: quiet(func, (x, y), x)
         return lambda *args: quiet(func, args)
-    if nargs == 1:
+    if into_first:
+        def run(x, y):
+            try:
+                return _quiet_contexts.ctx.run(func, x, y, out=x)
+            except AttributeError:
+                return _quiet_context().run(func, x, y, out=x)
+    elif nargs == 1:
         def run(x):
             try:
                 return _quiet_contexts.ctx.run(func, x)
