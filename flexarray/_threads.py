@@ -54,9 +54,10 @@ def runs_inline() -> bool:
     parallel already), and on any thread but the main one unless ``FLEXARRAY_NUM_THREADS``
     was given. Other threads are, nearly always, one of several running tasks (Dask's
     threaded scheduler and ``distributed`` workers, cubed's threads executor, joblib's
-    threading backend), which use the cores already: measured on Dask's threads at 1 GB
-    (docs/scaling.md), the pool's helper competing with the other task's Zarr reads cost
-    ~20% of the wall time."""
+    threading backend), which use the cores already. Measured on Dask's threads
+    (docs/scaling.md): at 1 GB in one process, the pool's helper competing with the other
+    task's Zarr reads cost 10-20% of the wall time; at 2 GB in fresh processes the two
+    rules came out even."""
     t = threading.current_thread()
     if t is threading.main_thread():
         return False
