@@ -163,9 +163,6 @@ def tensordot(x1, x2, /, *, axes=2):
     return wrap(r)
 
 
-_VECDOT_EINSUM = frozenset((_dt.float32, _dt.float64, _dt.complex64, _dt.complex128))
-
-
 def vecdot(x1, x2, /, *, axis=-1):
     """Dot products of vectors along ``axis`` (x1 conjugated), broadcast over the other
     axes. ``axis`` counts from the end: -1 is the last axis."""
@@ -188,7 +185,7 @@ def vecdot(x1, x2, /, *, axis=-1):
         raise ValueError(f"vecdot: shapes {x1.shape} and {x2.shape} do not broadcast") from None
     ct = compute_np(dt)
     a, b = x1._arr.astype(ct, copy=False), x2._arr.astype(ct, copy=False)
-    if dt in _VECDOT_EINSUM and builtins.max(a.size, b.size) >= _VECDOT_STRIDED_MIN and (
+    if dt in _BLAS_DTYPES and builtins.max(a.size, b.size) >= _VECDOT_STRIDED_MIN and (
             a.strides[axis] != a.itemsize or b.strides[axis] != b.itemsize):
         # NumPy's vecdot walks a strided axis element by element (50,000 x 64 along axis 0:
         # ~23 ms); einsum's loop runs along the contiguous one (~1.8 ms)

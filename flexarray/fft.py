@@ -148,6 +148,7 @@ def _ihfft_kernel(a, n, axis, norm):
 
 _REAL_IN = frozenset(map(np.dtype, (np.float32, np.float64)))
 _COMPLEX_IN = frozenset(map(np.dtype, (np.complex64, np.complex128)))
+_FLOAT_IN = _REAL_IN | _COMPLEX_IN
 _MAX_N = sys.maxsize // 16     # longer: _length raises MemoryError
 
 
@@ -239,7 +240,7 @@ def _c2cn(func, npfunc, x, s, axes, norm):
     check_array(x, func)
     s, ax = _axes(func, x, s, axes)
     _norm(func, norm)
-    if len(ax) == 1 and x.dtype in _REAL_IN | _COMPLEX_IN:  # the one-dimensional
+    if len(ax) == 1 and x.dtype in _FLOAT_IN:  # the one-dimensional
         # transform's engines (threads; real input from the real transform)
         return (fft if func == "fftn" else ifft)(x, n=None if s is None else s[0],
                                                  axis=ax[0], norm=norm)

@@ -7,6 +7,7 @@ import pytest
 
 import flexarray as xp
 from flexarray import _memory
+from helpers.threads import run_threads
 
 N = (_memory.POOL_MIN // 8) * 2  # float64 elements of a pooled result
 
@@ -83,23 +84,15 @@ def test_threads_never_share_a_live_block(src, monkeypatch):
     """(The pool on in threads, as FLEXARRAY_POOL_BYTES=... asks.)"""
     monkeypatch.setattr(_memory, "CAP_GIVEN", True)
     v, x = src
-    results, errors = {}, []
+    results = {}
 
     def work(k):
-        try:
-            for i in range(4):
-                r = xp.multiply(x, float(k + 1))
-                results[k, i] = r
-                np.testing.assert_array_equal(np.asarray(r), v * (k + 1))
-        except AssertionError as e:  # pragma: no cover - reported below
-            errors.append(e)
+        for i in range(4):
+            r = xp.multiply(x, float(k + 1))
+            results[k, i] = r
+            np.testing.assert_array_equal(np.asarray(r), v * (k + 1))
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(3)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+    run_threads(work, 3)
     assert len({ptr(r) for r in results.values()}) == len(results)
     for (k, _), r in results.items():
         np.testing.assert_array_equal(np.asarray(r), v * (k + 1))

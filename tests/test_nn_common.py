@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import flexarray as xp
+from helpers.threads import run_threads
 from helpers.nn import np_of
 
 
@@ -63,7 +64,6 @@ def test_concurrent_calls_from_threads():
     """Two Python threads running large (worker-parallel) nn calls at once get the
     results of one at a time (up to BLAS summation order), and BLAS gets its thread count
     back afterwards."""
-    import threading
     import flexarray.nn as nn
     rng = np.random.default_rng(0)
     x = xp.asarray(rng.standard_normal((4, 16, 40, 40)).astype(np.float32))
@@ -75,21 +75,13 @@ def test_concurrent_calls_from_threads():
     expected = [np_of(c()) for c in calls]
     threadpoolctl = __import__("pytest").importorskip("threadpoolctl")
     before = [i["num_threads"] for i in threadpoolctl.threadpool_info()]
-    results, errors = {}, []
+    results = {}
 
     def worker(i):
-        try:
-            for _ in range(3):
-                results[i] = np_of(calls[i]())
-        except Exception as e:  # pragma: no cover - reported below
-            errors.append(e)
+        for _ in range(3):
+            results[i] = np_of(calls[i]())
 
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(calls))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    run_threads(worker, len(calls))
     for i, e in enumerate(expected):
         # OpenBLAS may split a GEMM differently when two callers share the cores (its
         # thread count per call changes the summation order): float32 rounding apart

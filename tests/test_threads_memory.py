@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import flexarray as xp
+from helpers.threads import run_threads
 from helpers.lazy import lazy_small_copies  # noqa: F401 (autouse: lazy copies of small arrays)
 
 WATCHDOG = 600  # seconds: a deadlock dumps every thread's stack and ends the run
@@ -106,20 +107,8 @@ def test_eight_threads_give_the_serial_results(launcher, shared, low_thread_gate
     faulthandler.dump_traceback_later(WATCHDOG, exit=True)
     try:
         if launcher == "threads":
-            results, errors = {}, []
-
-            def work(k):
-                try:
-                    results[k] = _run_all(jobs, k)
-                except BaseException as e:  # pragma: no cover - reported below
-                    errors.append(e)
-
-            threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
-            assert not errors, errors
+            results = {}
+            run_threads(lambda k: results.__setitem__(k, _run_all(jobs, k)), 8)
             outputs = list(results.values())
         else:
             with ThreadPoolExecutor(max_workers=8) as ex:
