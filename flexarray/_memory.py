@@ -51,8 +51,9 @@ def _pooling() -> bool:
     (measured, 2 GB standardize-and-reduce on Dask's threads: 9.6-11.5 s with the pool,
     8.7 s without, NumPy chunks 8.5-9.0 s; again with tasks inline, 9.3-10.7 s against
     8.4-9.1 s and 3.05 GB peak against 2.6-2.8: the pool halved the ``std`` tasks' time,
-    but the Zarr reads beside them took 300-400 ms a chunk instead of 60-150 ms, the cause
-    not found; docs/scaling.md)."""
+    but the Zarr reads beside them took 300-400 ms a chunk instead of 60-150 ms: on a VM
+    that hands freed memory back to the host, the pages the pool keeps are the ones the
+    reads would have reused warm; docs/scaling.md)."""
     return CAP > 0 and (CAP_GIVEN or ("cubed" not in sys.modules and
                                       threading.current_thread() is threading.main_thread()))
 
