@@ -14,7 +14,7 @@ import operator
 import numpy as np
 
 from . import _dtypes as _dt
-from . import _memory
+from . import _memory, _threads
 from ._engines import dispatch
 from ._array import Array, wrap
 from ._engines.gates import VECDOT_STRIDED_MIN as _VECDOT_STRIDED_MIN
@@ -64,7 +64,9 @@ def matmul_np(a, b, dt):
         # a large product into warm pooled memory: a fresh block costs a page fault per
         # page (256 x 64 @ 64 x 50,000 float64, 102 MB: ~12 ms of its ~27 ms)
         out = _memory.empty((a.shape[0], b.shape[1]), ct)
-    return cast_result(np.matmul(a, b, out=out), dt)
+    r = np.matmul(a, b, out=out)
+    _threads.blas_ran(a.size * (b.shape[-1] if b.ndim > 1 else 1))
+    return cast_result(r, dt)
 
 
 _BLAS_DTYPES = frozenset({_dt.float32, _dt.float64, _dt.complex64, _dt.complex128})
@@ -80,7 +82,9 @@ def matmul(x1, x2, /):
         a, b = x1._arr, x2._arr
         if a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0] and \
                 a.shape[0] * b.shape[1] * a.itemsize < _memory.POOL_MIN:
-            return wrap(np.matmul(a, b))
+            r = np.matmul(a, b)
+            _threads.blas_ran(a.size * b.shape[1])
+            return wrap(r)
     dt = numeric_pair("matmul", x1, x2)
     s1, s2 = x1.shape, x2.shape
     if not s1 or not s2:

@@ -14,6 +14,8 @@ busy core simply takes fewer pieces). ``FLEXARRAY_NUM_THREADS`` sets the thread 
 - The pool serves the main thread: a call made from another thread runs inline (see
   :func:`runs_inline`), unless ``FLEXARRAY_NUM_THREADS`` was given; then threads share the
   pool (see :func:`run_items`).
+- For ~0.15 s after a product large enough for BLAS's own threads, which spin-wait for
+  the next call meanwhile, parallel calls run inline too (:func:`blas_ran`).
 
 This module imports no Numba until the pool is first used (the helpers' polling kernel):
 ``import flexarray`` stays cheap.
@@ -25,6 +27,8 @@ import threading
 import time
 
 import numpy as np
+
+from ._engines import gates
 
 try:
     NTHREADS = len(os.sched_getaffinity(0))
@@ -41,6 +45,7 @@ _running = 0  # parallel calls running, from any thread (see run_items)
 _LINGER_SECONDS = 0.002  # helpers poll for the next job this long before they block
 _DONE = object()
 _THREAD_PREFIX = "flexarray-worker"
+_blas_spins_until = 0.0  # time.perf_counter() until which BLAS's threads may spin (blas_ran)
 
 
 def workers() -> int:
@@ -51,17 +56,33 @@ def workers() -> int:
 def runs_inline() -> bool:
     """Whether a parallel call made now runs on the calling thread alone: on one of the
     pool's helpers (waiting on the pool from inside it could deadlock, and the work is
-    parallel already), and on any thread but the main one unless ``FLEXARRAY_NUM_THREADS``
-    was given. Other threads are, nearly always, one of several running tasks (Dask's
-    threaded scheduler and ``distributed`` workers, cubed's threads executor, joblib's
-    threading backend), which use the cores already. Measured on Dask's threads
+    parallel already), on any thread but the main one unless ``FLEXARRAY_NUM_THREADS``
+    was given, and while BLAS's own threads spin after a large product (see
+    :func:`blas_ran`). Other threads are, nearly always, one of several running tasks
+    (Dask's threaded scheduler and ``distributed`` workers, cubed's threads executor,
+    joblib's threading backend), which use the cores already. Measured on Dask's threads
     (docs/scaling.md): at 1 GB in one process, the pool's helper competing with the other
     task's Zarr reads cost 10-20% of the wall time; at 2 GB in fresh processes the two
     rules came out even."""
     t = threading.current_thread()
-    if t is threading.main_thread():
-        return False
-    return not NTHREADS_GIVEN or t.name.startswith(_THREAD_PREFIX)
+    if t is not threading.main_thread() and (
+            not NTHREADS_GIVEN or t.name.startswith(_THREAD_PREFIX)):
+        return True
+    return _blas_spins_until > 0.0 and time.perf_counter() < _blas_spins_until
+
+
+def blas_ran(macs) -> None:
+    """Note a call into NumPy's BLAS or LAPACK of about ``macs`` multiply-adds: when large
+    enough for BLAS's threads, they spin-wait for the next call for a while, and parallel
+    calls until then run inline (two threads beside a spinning one lose to one: see
+    ``gates.BLAS_SPIN_SECONDS``)."""
+    global _blas_spins_until
+    if macs > _BLAS_THREADED_MIN and NTHREADS > 1:
+        _blas_spins_until = time.perf_counter() + _BLAS_SPIN_SECONDS
+
+
+_BLAS_THREADED_MIN = gates.BLAS_THREADED_MIN_MACS
+_BLAS_SPIN_SECONDS = gates.BLAS_SPIN_SECONDS
 
 
 def _get_pool():

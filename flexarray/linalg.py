@@ -18,6 +18,7 @@ import ml_dtypes
 import numpy as np
 
 from . import _dtypes as _dt
+from . import _threads
 from ._array import Array, copy_of, view_of, wrap
 from ._engines import gates
 from ._helpers import (cast_result, check_array, check_bool, check_int, ignore_fp_errors,
@@ -107,13 +108,16 @@ def _no_inf(a):
     return np.where(inf, np.nan, a).astype(a.dtype, copy=False)
 
 
-def _lapack(func, f, *args, **kwargs):
-    """Call NumPy's LAPACK wrapper ``f``; its LinAlgError names our function."""
+def _lapack(func, f, a, *args, **kwargs):
+    """Call NumPy's LAPACK wrapper ``f`` on the matrices ``a`` (and ``args``); its
+    LinAlgError names our function."""
     try:
         with ignore_fp_errors():
-            return f(*args, **kwargs)
+            return f(a, *args, **kwargs)
     except LinAlgError as e:
         raise LinAlgError(f"{func}: {e}") from None
+    finally:  # (the factorizations' products use BLAS's threads: n^3 multiply-adds or so)
+        _threads.blas_ran(a.size * (a.shape[-1] if a.ndim else 1))
 
 
 # --- factorizations -------------------------------------------------------------------------
@@ -211,6 +215,7 @@ def _tall_svd(a, compute_uv=True):
     w = a.conj().T if wide else a
     r = tall.tall_svd(w.astype(np.result_type(w.dtype, np.float64), copy=False),
                       compute_uv=compute_uv)
+    _threads.blas_ran(w.size * lo)  # (its products: X^H X, X V)
     if r is None or not compute_uv or not wide:
         return r
     u, s, vh = r  # of x^H = U S Vh, so x = Vh^H S U^H

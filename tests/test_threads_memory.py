@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 import tracemalloc
 from concurrent.futures import ThreadPoolExecutor
 
@@ -191,6 +192,36 @@ def test_other_threads_run_inline_unless_the_thread_count_was_given(given, monke
     t.join()
     assert len(used) == 8
     assert (set(used) == {"task"}) is not given
+
+
+def _normal(*shape):
+    return xp.asarray(np.random.default_rng(5).standard_normal(shape))
+
+
+@pytest.mark.parametrize("call,spins", [
+    (lambda: _normal(256, 64) @ _normal(64, 512), True),      # 8M multiply-adds
+    (lambda: _normal(2048, 64) @ _normal(64, 2048), True),    # a pooled result (matmul_np)
+    (lambda: xp.matmul(_normal(50, 50), _normal(50, 50)), False),  # 125,000: one thread
+    (lambda: xp.linalg.eigh(_normal(128, 128) + _normal(128, 128).mT), True),  # LAPACK
+    (lambda: xp.linalg.svd(_normal(20_000, 16), full_matrices=False), True),  # Cholesky QR
+    (lambda: xp.linalg.inv(_normal(8, 8)), False),
+], ids=["matmul", "matmul pooled", "small matmul", "eigh", "tall svd", "small inv"])
+def test_parallel_calls_run_inline_while_blas_threads_spin(call, spins, monkeypatch):
+    """After a product large enough for BLAS's threads, which then spin-wait for a while,
+    parallel calls run on their caller alone (two threads beside a spinning one lose to
+    one: gates.BLAS_SPIN_SECONDS); after small ones, and once the spin is over, the pool
+    serves them again."""
+    from flexarray import _threads
+    monkeypatch.setattr(_threads, "NTHREADS", 2)
+    monkeypatch.setattr(_threads, "_blas_spins_until", 0.0)
+    call()
+    assert _threads.runs_inline() is spins
+    if spins:
+        used = set()
+        _threads.run_items(lambda i: used.add(threading.current_thread().name), range(8))
+        assert used == {threading.current_thread().name}
+        monkeypatch.setattr(_threads, "_blas_spins_until", time.perf_counter() - 1.0)
+        assert not _threads.runs_inline()
 
 
 @pytest.mark.parametrize("dtype,func,n,threaded", [

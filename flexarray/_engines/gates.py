@@ -290,6 +290,23 @@ INT_MATMUL_THREADS_MIN = 1 << 24
 VECDOT_STRIDED_MIN = 1 << 13
 
 
+# --- BLAS's own threads ----------------------------------------------------------------
+# After a call large enough for OpenBLAS (NumPy's BLAS and LAPACK) to use its threads, they
+# spin-wait for the next call before they sleep: 2^28 cycles (OpenBLAS's THREAD_TIMEOUT),
+# measured here as ~0.12 s. Two threads of flexarray's beside a spinning one lose to one
+# thread: right after a 256 x 64 @ 64 x 50,000 product, a two-thread in-place broadcast add
+# of the 256 x 50,000 float64 result took 5.5-8.5 ms (raw NumPy halves on two threads) and
+# 10.1-10.6 ms (flexarray's pool) against 2.5-2.8 ms two-thread and 6.3-6.9 ms one-thread
+# once the spin ended (~0.13 s after the product); euclidean_distances' passes after its
+# product, 2 threads / 1 thread: 87-91 / 76-77 ms (NumPy's in-place ones 81-88). So for
+# BLAS_SPIN_SECONDS after such a call, parallel calls run on their caller alone. OpenBLAS
+# runs a product of m*n*k <= 65,536 * 4 multiply-adds on one thread (its
+# GEMM_MULTITHREAD_THRESHOLD): smaller calls start no spin.
+# (used by _threads.blas_ran)
+BLAS_SPIN_SECONDS = 0.15
+BLAS_THREADED_MIN_MACS = 1 << 18
+
+
 # --- Factorizations -------------------------------------------------------------------
 # The reduced SVD (and svdvals) of one matrix at least this many times taller than wide
 # (or wider than tall), with at least this many elements, goes through Cholesky QR
