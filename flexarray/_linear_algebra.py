@@ -17,6 +17,7 @@ from . import _dtypes as _dt
 from . import _memory, _threads
 from ._engines import dispatch
 from ._array import Array, wrap
+from ._engines.gates import MATMUL_SPLIT_K_MIN_K as _SPLIT_K_MIN_K
 from ._engines.gates import VECDOT_STRIDED_MIN as _VECDOT_STRIDED_MIN
 from ._helpers import cast_result, check_array
 
@@ -64,6 +65,8 @@ def matmul_np(a, b, dt):
         # a large product into warm pooled memory: a fresh block costs a page fault per
         # page (256 x 64 @ 64 x 50,000 float64, 102 MB: ~12 ms of its ~27 ms)
         out = _memory.empty((a.shape[0], b.shape[1]), ct)
+    if a.ndim == b.ndim == 2 and _threads.splits_k(a, b):
+        return cast_result(_threads.matmul_split_k(a, b, out), dt)
     r = np.matmul(a, b, out=out)
     _threads.blas_ran(a.size * (b.shape[-1] if b.ndim > 1 else 1))
     return cast_result(r, dt)
@@ -81,7 +84,8 @@ def matmul(x1, x2, /):
         # small for the result pool: NumPy's matmul as it is
         a, b = x1._arr, x2._arr
         if a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0] and \
-                a.shape[0] * b.shape[1] * a.itemsize < _memory.POOL_MIN:
+                a.shape[0] * b.shape[1] * a.itemsize < _memory.POOL_MIN and \
+                a.shape[1] < _SPLIT_K_MIN_K:
             r = np.matmul(a, b)
             _threads.blas_ran(a.size * b.shape[1])
             return wrap(r)

@@ -64,11 +64,16 @@ def runs_inline() -> bool:
     (docs/scaling.md): at 1 GB in one process, the pool's helper competing with the other
     task's Zarr reads cost 10-20% of the wall time; at 2 GB in fresh processes the two
     rules came out even."""
+    return _off_the_pool() or (
+        _blas_spins_until > 0.0 and time.perf_counter() < _blas_spins_until)
+
+
+def _off_the_pool() -> bool:
+    """Whether this thread's parallel calls run inline: a helper of the pool, or another
+    thread than the main one unless ``FLEXARRAY_NUM_THREADS`` was given."""
     t = threading.current_thread()
-    if t is not threading.main_thread() and (
-            not NTHREADS_GIVEN or t.name.startswith(_THREAD_PREFIX)):
-        return True
-    return _blas_spins_until > 0.0 and time.perf_counter() < _blas_spins_until
+    return t is not threading.main_thread() and (
+        not NTHREADS_GIVEN or t.name.startswith(_THREAD_PREFIX))
 
 
 def blas_ran(macs) -> None:
@@ -83,6 +88,94 @@ def blas_ran(macs) -> None:
 
 _BLAS_THREADED_MIN = gates.BLAS_THREADED_MIN_MACS
 _BLAS_SPIN_SECONDS = gates.BLAS_SPIN_SECONDS
+
+
+_blas_lock = threading.Lock()
+_blas_controllers = None  # threadpoolctl's BLAS library controllers, once looked up
+_blas_depth = 0
+_blas_limited = None
+
+
+def blas_libs():
+    """threadpoolctl's controllers of the BLAS libraries loaded when first asked ([] when
+    threadpoolctl is missing or fails: BLAS keeps its threads)."""
+    global _blas_controllers
+    if _blas_controllers is None:
+        try:
+            import threadpoolctl
+            _blas_controllers = threadpoolctl.ThreadpoolController().select(
+                user_api="blas").lib_controllers
+        except Exception:
+            _blas_controllers = []
+    return _blas_controllers
+
+
+class SingleThreadedBLAS:
+    """Reference-counted: BLAS runs single-threaded while any such context is active
+    (parallel calls whose pieces call BLAS: flexarray.nn, :func:`matmul_split_k`).
+
+    Sets each library's thread count directly (~1 us) rather than through
+    ``threadpoolctl.ThreadpoolController.limit`` (~25 us per call, which rereads every
+    library's state: serial time at the start of each call)."""
+
+    def __enter__(self):
+        global _blas_depth, _blas_limited
+        with _blas_lock:
+            if _blas_depth == 0:
+                _blas_limited = [(lib, n) for lib in blas_libs()
+                                 if (n := lib.get_num_threads()) not in (None, 1)]
+                for lib, _ in _blas_limited:
+                    lib.set_num_threads(1)
+            _blas_depth += 1
+
+    def __exit__(self, *exc):
+        global _blas_depth, _blas_limited
+        with _blas_lock:
+            _blas_depth -= 1
+            if _blas_depth == 0:
+                for lib, n in _blas_limited:
+                    lib.set_num_threads(n)
+                _blas_limited = None
+
+
+_SPLIT_K_MIN_K = gates.MATMUL_SPLIT_K_MIN_K
+_SPLIT_K_MIN_MN = gates.MATMUL_SPLIT_K_MIN_MN
+_SPLIT_K_ASPECT = gates.MATMUL_SPLIT_K_ASPECT
+_SPLIT_K_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def splits_k(a, b) -> bool:
+    """Whether the product of 2-D NumPy arrays ``a`` (m x k) and ``b`` (k x n) of one
+    real BLAS dtype runs as :func:`matmul_split_k` (see ``gates.MATMUL_SPLIT_K_MIN_K``)."""
+    m, k = a.shape
+    n = b.shape[1]
+    return (k >= _SPLIT_K_MIN_K and min(m, n) >= _SPLIT_K_MIN_MN and
+            k >= _SPLIT_K_ASPECT * max(m, n) and NTHREADS > 1 and
+            a.dtype in _SPLIT_K_DTYPES and b.dtype == a.dtype and not runs_inline() and
+            bool(blas_libs()))
+
+
+def matmul_split_k(a, b, out=None):
+    """``a @ b`` for 2-D NumPy arrays with a long inner dimension (:func:`splits_k`): the
+    inner dimension cut into one slice per thread, each thread's product single-threaded
+    BLAS (``X^T X`` stays a ``syrk``), the partial results summed. OpenBLAS's own threads
+    split m and n, which are short here."""
+    m, k = a.shape
+    n = b.shape[1]
+    r = np.empty((m, n), a.dtype) if out is None else out
+    parts = np.empty((NTHREADS - 1, m, n), a.dtype)
+    bounds = [k * i // NTHREADS for i in range(NTHREADS + 1)]
+
+    def piece(i):
+        lo, hi = bounds[i], bounds[i + 1]
+        np.matmul(a[:, lo:hi], b[lo:hi], out=parts[i - 1] if i else r)
+
+    with SingleThreadedBLAS():
+        run_items(piece, range(NTHREADS), pin=False)
+    with np.errstate(all="ignore"):  # (inf - inf between the parts is NaN, as BLAS's sum)
+        for part in parts:
+            np.add(r, part, out=r)
+    return r
 
 
 def _get_pool():

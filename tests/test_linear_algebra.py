@@ -236,3 +236,60 @@ def test_bad_input():
         xp.vecdot(m, m, axis=None)
     with pytest.raises(ValueError, match="vecdot: shapes .* do not broadcast"):
         xp.vecdot(xp.ones((2, 3)), xp.ones((4, 3)))
+
+
+@pytest.fixture
+def split_k_gates(monkeypatch):
+    """The split of long inner dimensions (gates.MATMUL_SPLIT_K_*) moved down to small
+    products, two threads, no BLAS spin pending; yields the list of split calls."""
+    from flexarray import _linear_algebra, _threads
+    if not _threads.blas_libs():
+        pytest.skip("needs threadpoolctl to run BLAS single-threaded")
+    monkeypatch.setattr(_threads, "NTHREADS", 2)
+    monkeypatch.setattr(_threads, "_SPLIT_K_MIN_K", 16)
+    monkeypatch.setattr(_threads, "_SPLIT_K_MIN_MN", 4)
+    monkeypatch.setattr(_threads, "_SPLIT_K_ASPECT", 2)
+    monkeypatch.setattr(_linear_algebra, "_SPLIT_K_MIN_K", 16)
+    monkeypatch.setattr(_threads, "_blas_spins_until", 0.0)
+    calls = []
+    real = _threads.matmul_split_k
+    monkeypatch.setattr(_threads, "matmul_split_k", lambda *a: calls.append(a) or real(*a))
+    return calls
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("k,m,n,gram", [(64, 8, 8, True), (64, 8, 5, False), (65, 9, 8, False),
+                                        (1001, 12, 12, True)])
+def test_long_inner_dimensions_split_over_threads(dtype, k, m, n, gram, split_k_gates):
+    """A product with a long inner dimension (X^T X of a tall X, X^T Y) runs as one
+    single-threaded BLAS product per thread over a slice of it, summed: NumPy's values
+    within the product error bound, dtype and shape."""
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((k, m)).astype(dtype)
+    b = a if gram else rng.standard_normal((k, n)).astype(dtype)
+    x = fx(a)
+    r = xp.matmul(x.mT, x if gram else fx(b))
+    assert split_k_gates, "the split path was not taken"
+    assert r.dtype == xp.asarray(a).dtype and r.shape == (m, b.shape[1])
+    check_product(r, a.T, b, r.dtype, np.matmul)
+
+
+def test_long_inner_dimensions_stay_whole_without_blas_control(split_k_gates, monkeypatch):
+    """Without threadpoolctl BLAS keeps its threads: splitting would oversubscribe the
+    cores, so the product stays one BLAS call."""
+    from flexarray import _threads
+    monkeypatch.setattr(_threads, "_blas_controllers", [])
+    a = np.random.default_rng(10).standard_normal((64, 8))
+    r = xp.matmul(fx(a).mT, fx(a))
+    assert not split_k_gates
+    check_product(r, a.T, a, r.dtype, np.matmul)
+
+
+def test_tall_svd_gram_by_split_products(split_k_gates):
+    """The Cholesky-QR SVD of a tall matrix forms X^T X by the split product: U S Vh is X,
+    S is LAPACK's."""
+    a = np.random.default_rng(11).standard_normal((2000, 8))
+    u, s, vh = xp.linalg.svd(fx(a), full_matrices=False)
+    assert split_k_gates, "the split path was not taken"
+    np.testing.assert_allclose(to_np(s), np.linalg.svd(a, compute_uv=False), rtol=1e-12)
+    np.testing.assert_allclose(to_np(u) * to_np(s) @ to_np(vh), a, atol=1e-12)

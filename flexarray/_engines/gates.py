@@ -307,6 +307,23 @@ BLAS_SPIN_SECONDS = 0.15
 BLAS_THREADED_MIN_MACS = 1 << 18
 
 
+# A 2-D product with a long inner dimension k and short m, n (the Gram matrix X^T X of a
+# tall X, X^T Y) runs as one single-threaded BLAS product per thread over a slice of k,
+# summed (_threads.matmul_split_k): OpenBLAS's threads split m and n, which are short.
+# Measured, split / np.matmul on 2 threads, float64 | float32, X^T X: 50,000 x 64 0.65 |
+# 0.59 (5.6 -> 3.6 ms), 20,000 x 64 0.70 | 0.67, 50,000 x 256 0.77 | 0.68, 10,000 x 500
+# 0.83 | 0.82; X^T Y 50,000 x 64 0.86 | 0.69. Losses where m or n is short or k is not
+# long: 50,000 x 16 1.10 | 1.36, 100,000 x 10 1.07 | 1.13, 10,000 x 20 1.19 | 1.93, 50,000
+# x 64 by 3 columns 1.40 | 1.52, 5,000 x 200 0.81 | 1.15.
+# Not while BLAS's threads spin after a threaded call (BLAS_SPIN_SECONDS): splitting beside
+# the spinners lost in real work (scikit-learn, 50,000 x 64, median of 5: Ridge 34.6 vs
+# 32.0 ms, GaussianMixture 1.26 vs 1.13 s, PCA(covariance_eigh) 17.4 vs 14.7 ms).
+# (used by _threads.splits_k)
+MATMUL_SPLIT_K_MIN_K = 10_000
+MATMUL_SPLIT_K_MIN_MN = 64
+MATMUL_SPLIT_K_ASPECT = 8
+
+
 # --- Factorizations -------------------------------------------------------------------
 # The reduced SVD (and svdvals) of one matrix at least this many times taller than wide
 # (or wider than tall), with at least this many elements, goes through Cholesky QR

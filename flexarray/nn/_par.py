@@ -18,54 +18,8 @@ import numpy as np
 
 from flexarray import _threads
 
-_lock = threading.Lock()
-_controller = None  # threadpoolctl's BLAS library controllers, once looked up
-_depth = 0
-_limiter = None
-
-
 workers = _threads.workers
-
-
-def _blas_libs():
-    """threadpoolctl's controllers of the BLAS libraries loaded when first asked ([] when
-    threadpoolctl is missing or fails: BLAS keeps its threads)."""
-    global _controller
-    if _controller is None:
-        try:
-            import threadpoolctl
-            _controller = threadpoolctl.ThreadpoolController().select(
-                user_api="blas").lib_controllers
-        except Exception:
-            _controller = []
-    return _controller
-
-
-class _SingleThreadedBLAS:
-    """Reference-counted: BLAS runs single-threaded while any nn parallel call is active.
-
-    Sets each library's thread count directly (~1 us) rather than through
-    ``threadpoolctl.ThreadpoolController.limit`` (~25 us per call, which rereads every
-    library's state: serial time at the start of each call)."""
-
-    def __enter__(self):
-        global _depth, _limiter
-        with _lock:
-            if _depth == 0:
-                _limiter = [(lib, n) for lib in _blas_libs()
-                            if (n := lib.get_num_threads()) not in (None, 1)]
-                for lib, _ in _limiter:
-                    lib.set_num_threads(1)
-            _depth += 1
-
-    def __exit__(self, *exc):
-        global _depth, _limiter
-        with _lock:
-            _depth -= 1
-            if _depth == 0:
-                for lib, n in _limiter:
-                    lib.set_num_threads(n)
-                _limiter = None
+_SingleThreadedBLAS = _threads.SingleThreadedBLAS
 
 
 def run(fn, items, parallel=True, blas=True):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from flexarray import _threads
 from flexarray._memory import empty  # (the m x n factors in warm pooled memory)
 
 __all__ = ["tall_svd"]
@@ -66,7 +67,8 @@ def tall_svd(x, *, compute_uv: bool = True):
     factorization fails, or cond(x) > MAX_COND, or NaN)."""
     try:
         with np.errstate(all="ignore"):
-            g = x.conj().T @ x
+            xh = x.conj().T
+            g = _threads.matmul_split_k(xh, x) if _threads.splits_k(xh, x) else xh @ x
             r = _from_gram(x, g, compute_uv)
             if r is None:
                 r = _svd_of_r(x, g, compute_uv)
