@@ -68,7 +68,9 @@ def matmul_np(a, b, dt):
     if a.ndim == b.ndim == 2 and _threads.splits_k(a, b):
         return cast_result(_threads.matmul_split_k(a, b, out), dt)
     r = np.matmul(a, b, out=out)
-    _threads.blas_ran(a.size * (b.shape[-1] if b.ndim > 1 else 1))
+    # (a stack is one BLAS call per matrix: the multiply-adds of one)
+    _threads.blas_ran((a.shape[-2] if a.ndim > 1 else 1) * a.shape[-1] *
+                      (b.shape[-1] if b.ndim > 1 else 1))
     return cast_result(r, dt)
 
 

@@ -116,8 +116,9 @@ def _lapack(func, f, a, *args, **kwargs):
             return f(a, *args, **kwargs)
     except LinAlgError as e:
         raise LinAlgError(f"{func}: {e}") from None
-    finally:  # (the factorizations' products use BLAS's threads: n^3 multiply-adds or so)
-        _threads.blas_ran(a.size * (a.shape[-1] if a.ndim else 1))
+    finally:  # (BLAS's threads work on one matrix at a time: ~m n^2 multiply-adds)
+        if a.ndim >= 2:
+            _threads.blas_ran(a.shape[-2] * a.shape[-1] ** 2)
 
 
 # --- factorizations -------------------------------------------------------------------------

@@ -19,7 +19,6 @@ import numpy as np
 from flexarray import _threads
 
 workers = _threads.workers
-_SingleThreadedBLAS = _threads.SingleThreadedBLAS
 
 
 def run(fn, items, parallel=True, blas=True):
@@ -43,11 +42,12 @@ def _run(fn, items, parallel, blas, nw):
         # BLAS: OpenBLAS's idle threads spin after each GEMM and starve the next kernel
         # (measured under load: k7 s2 conv inline 38-211 ms with BLAS's threads, against
         # 14 ms on the workers).
-        with _SingleThreadedBLAS() if blas and len(items) > 1 else contextlib.nullcontext():
+        single = blas and len(items) > 1
+        with _threads.SingleThreadedBLAS() if single else contextlib.nullcontext():
             for it in items:
                 fn(it)
         return
-    with _SingleThreadedBLAS() if blas else contextlib.nullcontext():
+    with _threads.SingleThreadedBLAS() if blas else contextlib.nullcontext():
         # Dynamic scheduling on the package's pool; the calling thread works too: one
         # thread fewer to wake (measured after an idle pause: a k7 s2 conv took 8.6 ms with
         # two pool threads, 7.2 ms this way).
