@@ -14,9 +14,10 @@ import operator
 import numpy as np
 
 from . import _dtypes as _dt
-from . import _memory, _threads
+from . import _blas, _memory
 from ._engines import dispatch
 from ._array import Array, wrap
+from ._engines.gates import BLAS_THREADED_MIN_MACS as _BLAS_THREADED_MIN
 from ._engines.gates import MATMUL_SPLIT_K_MIN_K as _SPLIT_K_MIN_K
 from ._engines.gates import VECDOT_STRIDED_MIN as _VECDOT_STRIDED_MIN
 from ._helpers import cast_result, check_array
@@ -65,13 +66,7 @@ def matmul_np(a, b, dt):
         # a large product into warm pooled memory: a fresh block costs a page fault per
         # page (256 x 64 @ 64 x 50,000 float64, 102 MB: ~12 ms of its ~27 ms)
         out = _memory.empty((a.shape[0], b.shape[1]), ct)
-    if a.ndim == b.ndim == 2 and _threads.splits_k(a, b):
-        return cast_result(_threads.matmul_split_k(a, b, out), dt)
-    r = np.matmul(a, b, out=out)
-    # (a stack is one BLAS call per matrix: the multiply-adds of one)
-    _threads.blas_ran((a.shape[-2] if a.ndim > 1 else 1) * a.shape[-1] *
-                      (b.shape[-1] if b.ndim > 1 else 1))
-    return cast_result(r, dt)
+    return cast_result(_blas.matmul(a, b, out), dt)
 
 
 _BLAS_DTYPES = frozenset({_dt.float32, _dt.float64, _dt.complex64, _dt.complex128})
@@ -88,9 +83,9 @@ def matmul(x1, x2, /):
         if a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0] and \
                 a.shape[0] * b.shape[1] * a.itemsize < _memory.POOL_MIN and \
                 a.shape[1] < _SPLIT_K_MIN_K:
-            r = np.matmul(a, b)
-            _threads.blas_ran(a.size * b.shape[1])
-            return wrap(r)
+            if a.size * b.shape[1] <= _BLAS_THREADED_MIN:
+                return wrap(np.matmul(a, b))  # (one thread in BLAS too)
+            return wrap(_blas.matmul(a, b))
     dt = numeric_pair("matmul", x1, x2)
     s1, s2 = x1.shape, x2.shape
     if not s1 or not s2:

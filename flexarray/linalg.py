@@ -17,8 +17,8 @@ from typing import NamedTuple
 import ml_dtypes
 import numpy as np
 
+from . import _blas
 from . import _dtypes as _dt
-from . import _threads
 from ._array import Array, copy_of, view_of, wrap
 from ._engines import gates
 from ._helpers import (cast_result, check_array, check_bool, check_int, ignore_fp_errors,
@@ -111,14 +111,12 @@ def _no_inf(a):
 def _lapack(func, f, a, *args, **kwargs):
     """Call NumPy's LAPACK wrapper ``f`` on the matrices ``a`` (and ``args``); its
     LinAlgError names our function."""
-    try:
-        with ignore_fp_errors():
+    try:  # (BLAS's threads work on one matrix at a time: ~m n^2 multiply-adds)
+        with ignore_fp_errors(), _blas.threads_for(
+                a.shape[-2] * a.shape[-1] ** 2 if a.ndim >= 2 else 0):
             return f(a, *args, **kwargs)
     except LinAlgError as e:
         raise LinAlgError(f"{func}: {e}") from None
-    finally:  # (BLAS's threads work on one matrix at a time: ~m n^2 multiply-adds)
-        if a.ndim >= 2:
-            _threads.blas_ran(a.shape[-2] * a.shape[-1] ** 2)
 
 
 # --- factorizations -------------------------------------------------------------------------
@@ -216,7 +214,6 @@ def _tall_svd(a, compute_uv=True):
     w = a.conj().T if wide else a
     r = tall.tall_svd(w.astype(np.result_type(w.dtype, np.float64), copy=False),
                       compute_uv=compute_uv)
-    _threads.blas_ran(w.size * lo)  # (its products: X^H X, X V)
     if r is None or not compute_uv or not wide:
         return r
     u, s, vh = r  # of x^H = U S Vh, so x = Vh^H S U^H

@@ -4,7 +4,8 @@ Layers, bottom to top (docs/architecture.md draws them):
 
 0. settings and memory: the gate table, the result-memory pool
 1. kernels: ``flexarray._kernels`` (Numba; below the array object, so they see NumPy only),
-   and the one thread pool they run on (``_threads``: its helpers poll with a kernel)
+   the one thread pool they run on (``_threads``: its helpers poll with a kernel), and
+   NumPy's BLAS on that pool (``_blas``)
 2. storage: dtypes, the device, buffers and copy-on-write
 3. the array object
 4. engine choice and argument checks: ``_engines.dispatch``, ``_helpers``
@@ -32,7 +33,7 @@ CHAPTERS = ["_creation", "_data_types", "_elementwise", "_indexing", "_info",
 LAYERS = {
     "flexarray._version": 0, "flexarray._engines": 0, "flexarray._engines.gates": 0,
     "flexarray._memory": 0,
-    "flexarray._kernels": 1, "flexarray._threads": 1,
+    "flexarray._kernels": 1, "flexarray._threads": 1, "flexarray._blas": 1,
     "flexarray._dtypes": 2, "flexarray._device": 2, "flexarray._buffer": 2,
     "flexarray._array": 3,
     "flexarray._engines.dispatch": 4, "flexarray._helpers": 4, "flexarray._special": 4,

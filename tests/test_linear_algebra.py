@@ -239,28 +239,33 @@ def test_bad_input():
 
 
 @pytest.fixture
-def split_k_gates(monkeypatch):
-    """The split of long inner dimensions (gates.MATMUL_SPLIT_K_*) moved down to small
-    products, two threads, no BLAS spin pending; yields the list of split calls."""
-    from flexarray import _linear_algebra, _threads
-    if not _threads.blas_libs():
+def pool_products(monkeypatch):
+    """The products on the pool (gates.MATMUL_SPLIT_*) moved down to small sizes, two
+    threads, no BLAS spin pending; yields the list of ("k" | "mn", shape, shape) of the
+    products that ran there."""
+    from flexarray import _blas, _linear_algebra, _threads
+    if not _blas.blas_libs():
         pytest.skip("needs threadpoolctl to run BLAS single-threaded")
     monkeypatch.setattr(_threads, "NTHREADS", 2)
-    monkeypatch.setattr(_threads, "_SPLIT_K_MIN_K", 16)
-    monkeypatch.setattr(_threads, "_SPLIT_K_MIN_MN", 4)
-    monkeypatch.setattr(_threads, "_SPLIT_K_ASPECT", 2)
+    monkeypatch.setattr(_blas, "_SPLIT_K_MIN_K", 16)
+    monkeypatch.setattr(_blas, "_SPLIT_K_MIN_MN", 4)
+    monkeypatch.setattr(_blas, "_SPLIT_K_ASPECT", 2)
+    monkeypatch.setattr(_blas, "_SPLIT_MN_MIN_BYTES", 256)
     monkeypatch.setattr(_linear_algebra, "_SPLIT_K_MIN_K", 16)
+    monkeypatch.setattr(_linear_algebra._memory, "POOL_MIN", 256)
     monkeypatch.setattr(_threads, "_blas_spins_until", 0.0)
     calls = []
-    real = _threads.matmul_split_k
-    monkeypatch.setattr(_threads, "matmul_split_k", lambda *a: calls.append(a) or real(*a))
+    for kind in ("k", "mn"):
+        real = getattr(_blas, f"_split_{kind}")
+        monkeypatch.setattr(_blas, f"_split_{kind}", lambda a, b, out, kind=kind, real=real:
+                            calls.append((kind, a.shape, b.shape)) or real(a, b, out))
     return calls
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("k,m,n,gram", [(64, 8, 8, True), (64, 8, 5, False), (65, 9, 8, False),
                                         (1001, 12, 12, True)])
-def test_long_inner_dimensions_split_over_threads(dtype, k, m, n, gram, split_k_gates):
+def test_long_inner_dimensions_split_over_threads(dtype, k, m, n, gram, pool_products):
     """A product with a long inner dimension (X^T X of a tall X, X^T Y) runs as one
     single-threaded BLAS product per thread over a slice of it, summed: NumPy's values
     within the product error bound, dtype and shape."""
@@ -269,27 +274,45 @@ def test_long_inner_dimensions_split_over_threads(dtype, k, m, n, gram, split_k_
     b = a if gram else rng.standard_normal((k, n)).astype(dtype)
     x = fx(a)
     r = xp.matmul(x.mT, x if gram else fx(b))
-    assert split_k_gates, "the split path was not taken"
+    assert [c[0] for c in pool_products] == ["k"], "the split of k was not taken"
     assert r.dtype == xp.asarray(a).dtype and r.shape == (m, b.shape[1])
     check_product(r, a.T, b, r.dtype, np.matmul)
 
 
-def test_long_inner_dimensions_stay_whole_without_blas_control(split_k_gates, monkeypatch):
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("m,k,n,layout", [(40, 3, 17, "C"), (7, 5, 90, "C"), (33, 4, 33, "T"),
+                                          (70, 2, 3, "C")])
+def test_large_shallow_results_split_over_threads(dtype, m, k, n, layout, pool_products):
+    """A product with a large result and a short inner dimension (distances, kernels) runs
+    on the pool cut along the result's longer side: NumPy's values, with either operand
+    transposed (sklearn's X @ Y.T)."""
+    rng = np.random.default_rng(12)
+    a = rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((n, k)).astype(dtype).T if layout == "T" else \
+        rng.standard_normal((k, n)).astype(dtype)
+    r = xp.matmul(fx(a), fx(np.ascontiguousarray(b.T)).mT if layout == "T" else fx(b))
+    assert [c[0] for c in pool_products] == ["mn"], "the split of the result was not taken"
+    check_product(r, a, b, r.dtype, np.matmul)
+
+
+def test_products_stay_whole_without_blas_control(pool_products, monkeypatch):
     """Without threadpoolctl BLAS keeps its threads: splitting would oversubscribe the
-    cores, so the product stays one BLAS call."""
-    from flexarray import _threads
-    monkeypatch.setattr(_threads, "_blas_controllers", [])
+    cores, so the products stay one BLAS call each."""
+    from flexarray import _blas
+    monkeypatch.setattr(_blas, "_controllers", [])
     a = np.random.default_rng(10).standard_normal((64, 8))
     r = xp.matmul(fx(a).mT, fx(a))
-    assert not split_k_gates
+    r2 = xp.matmul(fx(a), fx(a).mT)
+    assert not pool_products
     check_product(r, a.T, a, r.dtype, np.matmul)
+    check_product(r2, a, a.T, r2.dtype, np.matmul)
 
 
-def test_tall_svd_gram_by_split_products(split_k_gates):
-    """The Cholesky-QR SVD of a tall matrix forms X^T X by the split product: U S Vh is X,
-    S is LAPACK's."""
+def test_tall_svd_products_on_the_pool(pool_products):
+    """The Cholesky-QR SVD of a tall matrix forms X^T X and X V S^-1 on the pool: U S Vh
+    is X, S is LAPACK's."""
     a = np.random.default_rng(11).standard_normal((2000, 8))
     u, s, vh = xp.linalg.svd(fx(a), full_matrices=False)
-    assert split_k_gates, "the split path was not taken"
+    assert {c[0] for c in pool_products} == {"k", "mn"}
     np.testing.assert_allclose(to_np(s), np.linalg.svd(a, compute_uv=False), rtol=1e-12)
     np.testing.assert_allclose(to_np(u) * to_np(s) @ to_np(vh), a, atol=1e-12)

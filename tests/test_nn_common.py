@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import flexarray as xp
-from helpers.threads import run_threads
 from helpers.nn import np_of
+from helpers.threads import no_blas_spin, run_threads  # noqa: F401 (autouse: no spin)
 
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import flexarray as xp
-from helpers.threads import run_threads
+from helpers.threads import no_blas_spin, run_threads  # noqa: F401 (autouse: no spin)
 from helpers.lazy import lazy_small_copies  # noqa: F401 (autouse: lazy copies of small arrays)
 
 WATCHDOG = 600  # seconds: a deadlock dumps every thread's stack and ends the run
@@ -198,20 +198,30 @@ def _normal(*shape):
     return xp.asarray(np.random.default_rng(5).standard_normal(shape))
 
 
+def _on_the_pool():  # shallow, with a large result: split on the pool (gates.MATMUL_SPLIT_MN_*)
+    return _normal(2048, 64) @ _normal(64, 2048)
+
+
 @pytest.mark.parametrize("call,spins", [
     (lambda: _normal(256, 64) @ _normal(64, 512), True),      # 8M multiply-adds
-    (lambda: _normal(2048, 64) @ _normal(64, 2048), True),    # a pooled result (matmul_np)
+    (lambda: _normal(4096, 200) @ _normal(200, 1024), True),  # a pooled result, deep
     (lambda: xp.matmul(_normal(50, 50), _normal(50, 50)), False),  # 125,000: one thread
-    (lambda: xp.linalg.eigh(_normal(128, 128) + _normal(128, 128).mT), True),  # LAPACK
-    (lambda: xp.linalg.svd(_normal(20_000, 16), full_matrices=False), True),  # Cholesky QR
+    (lambda: xp.matmul(_normal(120, 120), _normal(120, 120)), False),  # 1.7M: single
+    (_on_the_pool, False),
+    (lambda: xp.linalg.eigh(_normal(256, 256) + _normal(256, 256).mT), True),  # LAPACK
+    (lambda: xp.linalg.eigh(_normal(128, 128) + _normal(128, 128).mT), False),  # 1 thread
     (lambda: xp.linalg.inv(_normal(8, 8)), False),
-], ids=["matmul", "matmul pooled", "small matmul", "eigh", "tall svd", "small inv"])
+], ids=["matmul", "matmul pooled", "small matmul", "mid matmul single-threaded",
+        "matmul on the pool", "eigh", "eigh single-threaded", "small inv"])
 def test_parallel_calls_run_inline_while_blas_threads_spin(call, spins, monkeypatch):
     """After a product large enough for BLAS's threads, which then spin-wait for a while,
     parallel calls run on their caller alone (two threads beside a spinning one lose to
-    one: gates.BLAS_SPIN_SECONDS); after small ones, and once the spin is over, the pool
+    one: gates.BLAS_SPIN_SECONDS); after small ones, after mid-size ones and products that
+    ran on the pool (single-threaded BLAS: no spin), and once the spin is over, the pool
     serves them again."""
-    from flexarray import _threads
+    from flexarray import _blas, _threads
+    if not spins and not _blas.blas_libs():
+        pytest.skip("needs threadpoolctl to run BLAS single-threaded")
     monkeypatch.setattr(_threads, "NTHREADS", 2)
     monkeypatch.setattr(_threads, "_blas_spins_until", 0.0)
     call()
@@ -222,6 +232,30 @@ def test_parallel_calls_run_inline_while_blas_threads_spin(call, spins, monkeypa
         assert used == {threading.current_thread().name}
         monkeypatch.setattr(_threads, "_blas_spins_until", time.perf_counter() - 1.0)
         assert not _threads.runs_inline()
+
+
+def test_mid_size_blas_calls_run_single_threaded(monkeypatch):
+    """Products and factorizations between BLAS's own threading threshold and
+    gates.BLAS_SINGLE_THREAD_MAX_MACS run with BLAS on one thread; larger ones in BLAS's
+    threads, as they were."""
+    from flexarray import _blas
+    libs = _blas.blas_libs()
+    if not libs or max(lib.get_num_threads() for lib in libs) < 2:
+        pytest.skip("needs threadpoolctl and a multithreaded BLAS")
+    seen = []
+
+    def spy(real):
+        def f(*a, **k):
+            seen.append(max(lib.get_num_threads() for lib in libs))
+            return real(*a, **k)
+        return f
+    monkeypatch.setattr(np, "matmul", spy(np.matmul))
+    monkeypatch.setattr(np.linalg, "eigh", spy(np.linalg.eigh))
+    xp.matmul(_normal(120, 120), _normal(120, 120))  # 1.7M multiply-adds
+    xp.matmul(_normal(400, 400), _normal(400, 400))  # 64M
+    xp.linalg.eigh(_normal(100, 100))                # 1M
+    xp.linalg.eigh(_normal(300, 300))                # 27M
+    assert seen[0] == 1 and seen[1] > 1 and seen[2] == 1 and seen[3] > 1, seen
 
 
 @pytest.mark.parametrize("dtype,func,n,threaded", [

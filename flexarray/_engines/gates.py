@@ -311,10 +311,21 @@ VECDOT_STRIDED_MIN = 1 << 13
 BLAS_SPIN_SECONDS = 0.15
 BLAS_THREADED_MIN_MACS = 1 << 18
 
+# BLAS and LAPACK calls between BLAS_THREADED_MIN_MACS and this many multiply-adds (per
+# matrix) run single-threaded: BLAS's threads gain little there, and the spin they leave
+# makes the next parallel calls inline, and keeps the next large product off the pool
+# (_blas.matmul): in Nystroem.fit_transform (50,000 x 64, 100 components) the SVD of the
+# 100 x 100 basis kernel and a 100^3 product left the 50,000-row products and the passes
+# after them beside spinning threads. Single / BLAS's threads, warm loop: SVD 100 x 100
+# 1.24 / 1.51 ms; products 100^3 37.5 / 29.8 us, 128^3 98 / 63 us, 200^3 303 / 186 us;
+# eigh 300 x 300 (27M, above: threaded) 7.2 / 6.4 ms.
+# (used by _blas.threads_for)
+BLAS_SINGLE_THREAD_MAX_MACS = 1 << 22
+
 
 # A 2-D product with a long inner dimension k and short m, n (the Gram matrix X^T X of a
 # tall X, X^T Y) runs as one single-threaded BLAS product per thread over a slice of k,
-# summed (_threads.matmul_split_k): OpenBLAS's threads split m and n, which are short.
+# summed (_blas._split_k): OpenBLAS's threads split m and n, which are short.
 # Measured, split / np.matmul on 2 threads, float64 | float32, X^T X: 50,000 x 64 0.65 |
 # 0.59 (5.6 -> 3.6 ms), 20,000 x 64 0.70 | 0.67, 50,000 x 256 0.77 | 0.68, 10,000 x 500
 # 0.83 | 0.82; X^T Y 50,000 x 64 0.86 | 0.69. Losses where m or n is short or k is not
@@ -323,10 +334,26 @@ BLAS_THREADED_MIN_MACS = 1 << 18
 # Not while BLAS's threads spin after a threaded call (BLAS_SPIN_SECONDS): splitting beside
 # the spinners lost in real work (scikit-learn, 50,000 x 64, median of 5: Ridge 34.6 vs
 # 32.0 ms, GaussianMixture 1.26 vs 1.13 s, PCA(covariance_eigh) 17.4 vs 14.7 ms).
-# (used by _threads.splits_k)
+# (used by _blas.matmul)
 MATMUL_SPLIT_K_MIN_K = 10_000
 MATMUL_SPLIT_K_MIN_MN = 64
 MATMUL_SPLIT_K_ASPECT = 8
+
+# A 2-D product with a result of this many bytes or more and an inner dimension of at most
+# MATMUL_SPLIT_MN_MAX_K (distances and kernels: 256 x 64 @ 64 x 50,000; a 50,000 x 100
+# Nystroem feature map) runs on the pool, its result cut along the longer side, each piece
+# single-threaded BLAS (_blas._split_mn): then no OpenBLAS thread spins after it, and the
+# passes over the result that follow get both cores. The product alone, pool / OpenBLAS's
+# threads (median of 9, float64, warm): 256 x 64 @ 64 x 50,000 0.92, 50,000 x 64 @ 64 x 100
+# 0.87, 50,000 x 100 @ 100 x 100 0.91, 2,000 x 20 @ 20 x 2,000 0.95, 1,000 x 64 @ 64 x 1,000
+# 0.97, 4,000 x 64 @ 64 x 4,000 1.07, 5,000 x 64 @ 64 x 256 1.09, 256 x 64 @ 64 x 5,000
+# 1.14; deep products stay with OpenBLAS (1024^3 1.08, 512^3 1.14). With the passes that
+# follow (euclidean_distances' and rbf_kernel's: two broadcast adds, maximum, sqrt, scale,
+# exp; 256 x 50,000 float64, separate processes): 73 ms against 99-100 with the product in
+# OpenBLAS's threads and the passes inline beside its spin (NumPy's in-place passes: 84-86).
+# (used by _blas.matmul)
+MATMUL_SPLIT_MN_MAX_K = 128
+MATMUL_SPLIT_MN_MIN_BYTES = 1 << 22
 
 
 # --- Factorizations -------------------------------------------------------------------

@@ -1,5 +1,15 @@
-"""Running a test's work on several threads at once."""
+"""Running a test's work on several threads at once; no pending spin of BLAS's threads."""
 import threading
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def no_blas_spin(monkeypatch):
+    """No spin of BLAS's threads pending from an earlier test's product: parallel calls
+    use the pool (``flexarray._threads.blas_ran``). Autouse where imported."""
+    from flexarray import _threads
+    monkeypatch.setattr(_threads, "_blas_spins_until", 0.0)
 
 
 def run_threads(work, n):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexarray import _threads
+from flexarray import _blas
 from flexarray._memory import empty  # (the m x n factors in warm pooled memory)
 
 __all__ = ["tall_svd"]
@@ -43,7 +43,7 @@ def _from_gram(x, g, compute_uv):
     if not compute_uv:
         return s
     v = v[:, ::-1]
-    u = np.matmul(x, v / s, out=empty(x.shape, x.dtype))  # X V S^-1
+    u = _blas.matmul(x, v / s, out=empty(x.shape, x.dtype))  # X V S^-1
     return u, s, np.ascontiguousarray(v.conj().T)
 
 
@@ -51,14 +51,14 @@ def _svd_of_r(x, g, compute_uv):
     """The SVD of x's ``R`` from CholeskyQR2 (R1 = L1^H, R2 = L2^H), with ``U`` lifted to
     x's."""
     l1 = np.linalg.cholesky(g)
-    q1 = np.matmul(x, np.linalg.inv(l1).conj().T, out=empty(x.shape, x.dtype))  # x R1^-1
-    l2 = np.linalg.cholesky(q1.conj().T @ q1)
+    q1 = _blas.matmul(x, np.linalg.inv(l1).conj().T, out=empty(x.shape, x.dtype))  # x R1^-1
+    l2 = np.linalg.cholesky(_blas.matmul(q1.conj().T, q1))
     r = l2.conj().T @ l1.conj().T  # R2 R1
     if not compute_uv:
         return np.linalg.svd(r, compute_uv=False)
     u, s, vh = np.linalg.svd(r)
     w = np.linalg.inv(l2).conj().T @ u
-    return np.matmul(q1, w, out=empty(q1.shape, q1.dtype)), s, vh  # Q1 R2^-1 U_R
+    return _blas.matmul(q1, w, out=empty(q1.shape, q1.dtype)), s, vh  # Q1 R2^-1 U_R
 
 
 def tall_svd(x, *, compute_uv: bool = True):
@@ -67,8 +67,7 @@ def tall_svd(x, *, compute_uv: bool = True):
     factorization fails, or cond(x) > MAX_COND, or NaN)."""
     try:
         with np.errstate(all="ignore"):
-            xh = x.conj().T
-            g = _threads.matmul_split_k(xh, x) if _threads.splits_k(xh, x) else xh @ x
+            g = _blas.matmul(x.conj().T, x)
             r = _from_gram(x, g, compute_uv)
             if r is None:
                 r = _svd_of_r(x, g, compute_uv)

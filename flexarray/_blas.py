@@ -1,0 +1,174 @@
+"""NumPy's BLAS on flexarray's thread pool (private).
+
+OpenBLAS, NumPy's BLAS and LAPACK, runs its own threads, and two things make them costly
+beside flexarray's pool (docs/benchmarks.md, "Threads"):
+
+- after a call large enough for them, they spin-wait ~0.12 s for the next call, and two
+  flexarray threads beside a spinning one lose to one thread (so parallel calls run inline
+  meanwhile: ``_threads.blas_ran``);
+- they split a product along m and n, which are short in a Gram matrix ``X^T X`` of a
+  tall ``X``.
+
+So the 2-D products where this shows run on the pool instead, each piece a single-threaded
+BLAS call (:func:`matmul`): a long inner dimension is cut into slices whose products are
+summed; a large shallow result (distances and kernels, over which passes follow) is cut
+along its longer side. The other products go to OpenBLAS's threads, noted for their spin.
+Without threadpoolctl, which sets BLAS's thread count, every product goes to OpenBLAS.
+"""
+import contextlib
+import threading
+
+import numpy as np
+
+from . import _threads
+from ._engines import gates
+
+__all__ = ["SingleThreadedBLAS", "blas_libs", "matmul", "threads_for"]
+
+_lock = threading.Lock()
+_controllers = None  # threadpoolctl's BLAS library controllers, once looked up
+_depth = 0
+_limited = None
+
+
+def blas_libs():
+    """threadpoolctl's controllers of the BLAS libraries loaded when first asked ([] when
+    threadpoolctl is missing or fails: BLAS keeps its threads)."""
+    global _controllers
+    if _controllers is None:
+        try:
+            import threadpoolctl
+            _controllers = threadpoolctl.ThreadpoolController().select(
+                user_api="blas").lib_controllers
+        except Exception:
+            _controllers = []
+    return _controllers
+
+
+class SingleThreadedBLAS:
+    """Reference-counted: BLAS runs single-threaded while any such context is active
+    (parallel calls whose pieces call BLAS: flexarray.nn, :func:`matmul`).
+
+    Sets each library's thread count directly (~1 us) rather than through
+    ``threadpoolctl.ThreadpoolController.limit`` (~25 us per call, which rereads every
+    library's state: serial time at the start of each call)."""
+
+    def __enter__(self):
+        global _depth, _limited
+        with _lock:
+            if _depth == 0:
+                _limited = [(lib, n) for lib in blas_libs()
+                            if (n := lib.get_num_threads()) not in (None, 1)]
+                for lib, _ in _limited:
+                    lib.set_num_threads(1)
+            _depth += 1
+
+    def __exit__(self, *exc):
+        global _depth, _limited
+        with _lock:
+            _depth -= 1
+            if _depth == 0:
+                for lib, n in _limited:
+                    lib.set_num_threads(n)
+                _limited = None
+
+
+_SPLIT_K_MIN_K = gates.MATMUL_SPLIT_K_MIN_K
+_SPLIT_K_MIN_MN = gates.MATMUL_SPLIT_K_MIN_MN
+_SPLIT_K_ASPECT = gates.MATMUL_SPLIT_K_ASPECT
+_SPLIT_MN_MAX_K = gates.MATMUL_SPLIT_MN_MAX_K
+_SPLIT_MN_MIN_BYTES = gates.MATMUL_SPLIT_MN_MIN_BYTES
+_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+_THREADED_MIN = gates.BLAS_THREADED_MIN_MACS
+_SINGLE_MAX = gates.BLAS_SINGLE_THREAD_MAX_MACS
+
+
+def matmul(a, b, out=None):
+    """``np.matmul(a, b, out=out)`` for NumPy operands of one dtype: on the pool when a
+    2-D product of real floats has a long inner dimension (the gates
+    ``MATMUL_SPLIT_K_*``) or a large shallow result (``MATMUL_SPLIT_MN_*``), else in
+    BLAS's own threads."""
+    if a.ndim == 2 and b.ndim == 2 and a.dtype in _DTYPES and b.dtype == a.dtype and \
+            _threads.NTHREADS > 1:
+        (m, k), n = a.shape, b.shape[1]
+        if k >= _SPLIT_K_MIN_K and min(m, n) >= _SPLIT_K_MIN_MN and \
+                k >= _SPLIT_K_ASPECT * max(m, n):
+            if not _threads.runs_inline() and blas_libs():
+                return _split_k(a, b, out)
+        elif k <= _SPLIT_MN_MAX_K and m * n * a.itemsize >= _SPLIT_MN_MIN_BYTES:
+            if not _threads.runs_inline() and blas_libs():
+                return _split_mn(a, b, out)
+    # (a stack is one BLAS call per matrix: the multiply-adds of one)
+    with threads_for((a.shape[-2] if a.ndim > 1 else 1) * a.shape[-1] *
+                     (b.shape[-1] if b.ndim > 1 else 1)):
+        return np.matmul(a, b, out=out)
+
+
+class _SpinNoted:
+    """A BLAS call in BLAS's own threads, their spin noted afterwards (_threads.blas_ran)."""
+
+    def __init__(self, macs):
+        self.macs = macs
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _threads.blas_ran(self.macs)
+
+
+_UNTHREADED = contextlib.nullcontext()
+
+
+def threads_for(macs):
+    """The context for a BLAS or LAPACK call of about ``macs`` multiply-adds (per matrix):
+    none where BLAS runs it on one thread anyway (``gates.BLAS_THREADED_MIN_MACS``);
+    single-threaded BLAS up to ``gates.BLAS_SINGLE_THREAD_MAX_MACS``, where BLAS's threads
+    gain little and their spin afterwards would cost the next parallel calls more; above,
+    BLAS's threads, their spin noted."""
+    if macs <= _THREADED_MIN:
+        return _UNTHREADED
+    if macs < _SINGLE_MAX and blas_libs():
+        return SingleThreadedBLAS()
+    return _SpinNoted(macs)
+
+
+def _split_k(a, b, out):
+    """``a @ b`` with the inner dimension cut into one slice per thread (``X^T X`` stays a
+    ``syrk``), the partial products summed."""
+    (m, k), n, p = a.shape, b.shape[1], _threads.NTHREADS
+    r = np.empty((m, n), a.dtype) if out is None else out
+    parts = np.empty((p - 1, m, n), a.dtype)
+    bounds = [k * i // p for i in range(p + 1)]
+
+    def piece(i):
+        lo, hi = bounds[i], bounds[i + 1]
+        np.matmul(a[:, lo:hi], b[lo:hi], out=parts[i - 1] if i else r)
+
+    with SingleThreadedBLAS():
+        _threads.run_items(piece, range(p), pin=False)
+    with np.errstate(all="ignore"):  # (inf - inf between the parts is NaN, as BLAS's sum)
+        for part in parts:
+            np.add(r, part, out=r)
+    return r
+
+
+def _split_mn(a, b, out):
+    """``a @ b`` with the result cut along its longer side, two pieces per thread."""
+    (m, _), n = a.shape, b.shape[1]
+    r = np.empty((m, n), a.dtype) if out is None else out
+    rows = m >= n
+    total = m if rows else n
+    npieces = min(total, 2 * _threads.NTHREADS)
+    bounds = [total * i // npieces for i in range(npieces + 1)]
+
+    def piece(i):
+        s = slice(bounds[i], bounds[i + 1])
+        if rows:
+            np.matmul(a[s], b, out=r[s])
+        else:
+            np.matmul(a, b[:, s], out=r[:, s])
+
+    with SingleThreadedBLAS():
+        _threads.run_items(piece, range(npieces), pin=False)
+    return r
