@@ -209,7 +209,7 @@ def check(result, reference, tol):
     return ""
 
 
-def bench_size(size, names, repeat, min_batch, select):
+def bench_size(size, names, repeat, min_batch, select, settle):
     n, p = SIZES[size]
     base = make_data(n, p)
     be = backends()
@@ -240,9 +240,12 @@ def bench_size(size, names, repeat, min_batch, select):
             calls[b] = (f, max(1, min(10_000, int(min_batch / max(t1, 1e-7)))))
         order = list(calls)
         for r in range(repeat):  # round-robin: every backend once per round, the order
-            # rotated each round (a backend's BLAS threads keep spinning ~0.1 s after its
-            # last product and slow whichever backend runs next)
+            # rotated each round, a pause before each: a backend's BLAS (and torch's
+            # OpenMP) threads keep spinning ~0.12 s after its last call and would slow
+            # whichever backend runs next, flexarray's two-thread passes most (docs/
+            # benchmarks.md, "Threads")
             for b in order[r % len(order):] + order[:r % len(order)]:
+                time.sleep(settle)
                 f, number = calls[b]
                 sklearn.set_config(array_api_dispatch=be[b][2])
                 times[b].append(time_calls(f, number))
@@ -296,6 +299,8 @@ def main():
     ap.add_argument("--min-batch", type=float, default=0.02,
                     help="seconds per timed batch (small calls are looped)")
     ap.add_argument("--only", default="", help="run workloads whose name contains this")
+    ap.add_argument("--settle", type=float, default=0.2,
+                    help="seconds of pause before each backend's timed calls")
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--torch-threads", type=int, default=2)
     args = ap.parse_args()
@@ -315,7 +320,7 @@ def main():
     print_header(names)
     rows = []
     for size in sizes:
-        rows += bench_size(size, names, args.repeat, args.min_batch, args.only)
+        rows += bench_size(size, names, args.repeat, args.min_batch, args.only, args.settle)
     print()
     summary = {}
     for size in sizes:
@@ -334,6 +339,7 @@ def main():
                 "machine": platform.machine(), "cpus": os.cpu_count(),
                 "load": os.getloadavg(), "repeat": args.repeat, "backends": names,
                 "torch_threads": args.torch_threads if torch is not None else None,
+                "settle_s": args.settle,
                 "env": {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS",
                                                        "FLEXARRAY_NUM_THREADS")},
                 "sizes": {s: SIZES[s] for s in sizes}}

@@ -23,7 +23,7 @@ import numpy as np
 from . import _threads
 from ._engines import gates
 
-__all__ = ["SingleThreadedBLAS", "blas_libs", "matmul", "threads_for"]
+__all__ = ["SingleThreadedBLAS", "blas_libs", "lapack_threads", "matmul", "threads_for"]
 
 _lock = threading.Lock()
 _controllers = None  # threadpoolctl's BLAS library controllers, once looked up
@@ -40,7 +40,7 @@ def blas_libs():
             import threadpoolctl
             _controllers = threadpoolctl.ThreadpoolController().select(
                 user_api="blas").lib_controllers
-        except Exception:
+        except Exception:  # noqa: BLE001 (whatever fails, BLAS keeps its threads)
             _controllers = []
     return _controllers
 
@@ -91,17 +91,23 @@ def matmul(a, b, out=None):
     if a.ndim == 2 and b.ndim == 2 and a.dtype in _DTYPES and b.dtype == a.dtype and \
             _threads.NTHREADS > 1:
         (m, k), n = a.shape, b.shape[1]
-        if k >= _SPLIT_K_MIN_K and min(m, n) >= _SPLIT_K_MIN_MN and \
-                k >= _SPLIT_K_ASPECT * max(m, n):
-            if not _threads.runs_inline() and blas_libs():
-                return _split_k(a, b, out)
-        elif k <= _SPLIT_MN_MAX_K and m * n * a.itemsize >= _SPLIT_MN_MIN_BYTES:
-            if not _threads.runs_inline() and blas_libs():
-                return _split_mn(a, b, out)
+        long_k = k >= _SPLIT_K_MIN_K and min(m, n) >= _SPLIT_K_MIN_MN and \
+            k >= _SPLIT_K_ASPECT * max(m, n)
+        shallow = k <= _SPLIT_MN_MAX_K and m * n * a.itemsize >= _SPLIT_MN_MIN_BYTES
+        if (long_k or shallow) and not _threads.runs_inline() and blas_libs():
+            return (_split_k if long_k else _split_mn)(a, b, out)
     # (a stack is one BLAS call per matrix: the multiply-adds of one)
     with threads_for((a.shape[-2] if a.ndim > 1 else 1) * a.shape[-1] *
                      (b.shape[-1] if b.ndim > 1 else 1)):
         return np.matmul(a, b, out=out)
+
+
+def lapack_threads(a):
+    """The context for a LAPACK call on the matrices ``a`` (its last two axes; one call
+    per matrix): :func:`threads_for` a factorization counted as 2 m n^2 multiply-adds
+    (its own BLAS calls exceed m n^2: an eigendecomposition of 64 x 64 counted as n^3
+    left BLAS's threads spinning)."""
+    return threads_for(2 * a.shape[-2] * a.shape[-1] ** 2 if a.ndim >= 2 else 0)
 
 
 class _SpinNoted:

@@ -111,9 +111,8 @@ def _no_inf(a):
 def _lapack(func, f, a, *args, **kwargs):
     """Call NumPy's LAPACK wrapper ``f`` on the matrices ``a`` (and ``args``); its
     LinAlgError names our function."""
-    try:  # (BLAS's threads work on one matrix at a time: ~m n^2 multiply-adds)
-        with ignore_fp_errors(), _blas.threads_for(
-                a.shape[-2] * a.shape[-1] ** 2 if a.ndim >= 2 else 0):
+    try:
+        with ignore_fp_errors(), _blas.lapack_threads(a):
             return f(a, *args, **kwargs)
     except LinAlgError as e:
         raise LinAlgError(f"{func}: {e}") from None

@@ -209,7 +209,7 @@ def _on_the_pool():  # shallow, with a large result: split on the pool (gates.MA
     (lambda: xp.matmul(_normal(120, 120), _normal(120, 120)), False),  # 1.7M: single
     (_on_the_pool, False),
     (lambda: xp.linalg.eigh(_normal(256, 256) + _normal(256, 256).mT), True),  # LAPACK
-    (lambda: xp.linalg.eigh(_normal(128, 128) + _normal(128, 128).mT), False),  # 1 thread
+    (lambda: xp.linalg.eigh(_normal(100, 100) + _normal(100, 100).mT), False),  # 1 thread
     (lambda: xp.linalg.inv(_normal(8, 8)), False),
 ], ids=["matmul", "matmul pooled", "small matmul", "mid matmul single-threaded",
         "matmul on the pool", "eigh", "eigh single-threaded", "small inv"])

@@ -318,7 +318,9 @@ BLAS_THREADED_MIN_MACS = 1 << 18
 # 100 x 100 basis kernel and a 100^3 product left the 50,000-row products and the passes
 # after them beside spinning threads. Single / BLAS's threads, warm loop: SVD 100 x 100
 # 1.24 / 1.51 ms; products 100^3 37.5 / 29.8 us, 128^3 98 / 63 us, 200^3 303 / 186 us;
-# eigh 300 x 300 (27M, above: threaded) 7.2 / 6.4 ms.
+# eigh 300 x 300 (27M, above: threaded) 7.2 / 6.4 ms. A LAPACK call counts 2 m n^2
+# (_blas.lapack_threads): counted as n^3, an eigh of 64 x 64 left BLAS's threads spinning
+# (the SVD of 50,000 x 64 through its Gram matrix: 19-26 ms against 11-12).
 # (used by _blas.threads_for)
 BLAS_SINGLE_THREAD_MAX_MACS = 1 << 22
 

@@ -33,10 +33,17 @@ MAX_COND = 1e6
 MAX_COND_GRAM = 8.0
 
 
+def _nn(f, a, **kwargs):
+    """LAPACK's ``f`` on an n x n factor in ``_blas.lapack_threads``: one thread for small
+    n, so that no BLAS thread spins over the m x n products on the pool that follow."""
+    with _blas.lapack_threads(a):
+        return f(a, **kwargs)
+
+
 def _from_gram(x, g, compute_uv):
     """The SVD from ``G = X^H X``'s eigendecomposition, or None when cond(X) exceeds
     MAX_COND_GRAM (NaN included)."""
-    lam, v = np.linalg.eigh(g)  # ascending
+    lam, v = _nn(np.linalg.eigh, g)  # ascending
     if not lam[0] * MAX_COND_GRAM ** 2 >= lam[-1] > 0:
         return None
     s = np.sqrt(lam[::-1])
@@ -50,14 +57,14 @@ def _from_gram(x, g, compute_uv):
 def _svd_of_r(x, g, compute_uv):
     """The SVD of x's ``R`` from CholeskyQR2 (R1 = L1^H, R2 = L2^H), with ``U`` lifted to
     x's."""
-    l1 = np.linalg.cholesky(g)
-    q1 = _blas.matmul(x, np.linalg.inv(l1).conj().T, out=empty(x.shape, x.dtype))  # x R1^-1
-    l2 = np.linalg.cholesky(_blas.matmul(q1.conj().T, q1))
+    l1 = _nn(np.linalg.cholesky, g)
+    q1 = _blas.matmul(x, _nn(np.linalg.inv, l1).conj().T, out=empty(x.shape, x.dtype))  # x R1^-1
+    l2 = _nn(np.linalg.cholesky, _blas.matmul(q1.conj().T, q1))
     r = l2.conj().T @ l1.conj().T  # R2 R1
     if not compute_uv:
-        return np.linalg.svd(r, compute_uv=False)
-    u, s, vh = np.linalg.svd(r)
-    w = np.linalg.inv(l2).conj().T @ u
+        return _nn(np.linalg.svd, r, compute_uv=False)
+    u, s, vh = _nn(np.linalg.svd, r)
+    w = _nn(np.linalg.inv, l2).conj().T @ u
     return _blas.matmul(q1, w, out=empty(q1.shape, q1.dtype)), s, vh  # Q1 R2^-1 U_R
 
 
