@@ -240,14 +240,18 @@ def bench_size(size, names, repeat, min_batch, select, settle):
             calls[b] = (f, max(1, min(10_000, int(min_batch / max(t1, 1e-7)))))
         order = list(calls)
         for r in range(repeat):  # round-robin: every backend once per round, the order
-            # rotated each round, a pause before each: a backend's BLAS (and torch's
-            # OpenMP) threads keep spinning ~0.12 s after its last call and would slow
-            # whichever backend runs next, flexarray's two-thread passes most (docs/
-            # benchmarks.md, "Threads")
+            # rotated each round; before each backend's timed calls, its own calls untimed
+            # for `settle` seconds: the previous backend's BLAS (and torch's OpenMP)
+            # threads spin ~0.12 s after its last call and would slow the next one,
+            # flexarray's two-thread passes most (docs/benchmarks.md, "Threads"); an idle
+            # pause instead would leave every library's threads to wake cold
             for b in order[r % len(order):] + order[:r % len(order)]:
-                time.sleep(settle)
                 f, number = calls[b]
                 sklearn.set_config(array_api_dispatch=be[b][2])
+                t_end = time.perf_counter() + settle
+                f()
+                while time.perf_counter() < t_end:
+                    f()
                 times[b].append(time_calls(f, number))
         sklearn.set_config(array_api_dispatch=False)
         med = {b: statistics.median(t) for b, t in times.items() if t}
@@ -299,8 +303,8 @@ def main():
     ap.add_argument("--min-batch", type=float, default=0.02,
                     help="seconds per timed batch (small calls are looped)")
     ap.add_argument("--only", default="", help="run workloads whose name contains this")
-    ap.add_argument("--settle", type=float, default=0.2,
-                    help="seconds of pause before each backend's timed calls")
+    ap.add_argument("--settle", type=float, default=0.15,
+                    help="seconds of untimed calls before each backend's timed calls")
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--torch-threads", type=int, default=2)
     args = ap.parse_args()
