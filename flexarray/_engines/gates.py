@@ -353,9 +353,13 @@ MATMUL_SPLIT_K_ASPECT = 8
 # follow (euclidean_distances' and rbf_kernel's: two broadcast adds, maximum, sqrt, scale,
 # exp; 256 x 50,000 float64, separate processes): 73 ms against 99-100 with the product in
 # OpenBLAS's threads and the passes inline beside its spin (NumPy's in-place passes: 84-86).
+# From 32 MB: with 4 MB, RidgeCV's 50,000 x 64 @ 64 x 64 products (25.6 MB, between
+# single-threaded matrix-vector products) took 13.7-14 ms on the pool against ~5 ms in
+# OpenBLAS's threads, RidgeCV 125 ms against 80 ms with 32 MB (5 rotated rounds; Nystroem,
+# 40 MB, and euclidean_distances, 102 MB, unchanged).
 # (used by _blas.matmul)
 MATMUL_SPLIT_MN_MAX_K = 128
-MATMUL_SPLIT_MN_MIN_BYTES = 1 << 22
+MATMUL_SPLIT_MN_MIN_BYTES = 1 << 25
 
 
 # --- Factorizations -------------------------------------------------------------------
