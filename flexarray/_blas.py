@@ -12,8 +12,11 @@ beside flexarray's pool (docs/benchmarks.md, "Threads"):
 So the 2-D products where this shows run on the pool instead, each piece a single-threaded
 BLAS call (:func:`matmul`): a long inner dimension is cut into slices whose products are
 summed; a large shallow result (distances and kernels, over which passes follow) is cut
-along its longer side. The other products go to OpenBLAS's threads, noted for their spin.
-Without threadpoolctl, which sets BLAS's thread count, every product goes to OpenBLAS.
+along its longer side. Mid-size BLAS and LAPACK calls run single-threaded, where BLAS's
+threads gain little (:func:`threads_for`, :func:`lapack_threads`); the larger ones go to
+OpenBLAS's threads, noted for their spin. Without threadpoolctl, which sets BLAS's thread
+count, every call goes to OpenBLAS as it is. The gates are in ``gates.py`` ("BLAS's own
+threads", "Matrix products").
 """
 import contextlib
 import threading
@@ -90,8 +93,8 @@ _SINGLE_MAX = gates.BLAS_SINGLE_THREAD_MAX_MACS
 def matmul(a, b, out=None):
     """``np.matmul(a, b, out=out)`` for NumPy operands of one dtype: on the pool when a
     2-D product of real floats has a long inner dimension (the gates
-    ``MATMUL_SPLIT_K_*``) or a large shallow result (``MATMUL_SPLIT_MN_*``), else in
-    BLAS's own threads."""
+    ``MATMUL_SPLIT_K_*``) or a large shallow result (``MATMUL_SPLIT_MN_*``), else in the
+    threads :func:`threads_for` gives its size."""
     if a.ndim == 2 and b.ndim == 2 and a.dtype in _DTYPES and b.dtype == a.dtype and \
             _threads.NTHREADS > 1:
         (m, k), n = a.shape, b.shape[1]

@@ -78,7 +78,8 @@ def matmul(x1, x2, /):
     if type(x1) is Array and type(x2) is Array and x1._dtype is x2._dtype and \
             x1._dtype in _BLAS_DTYPES:
         # the common case (~2 us less): two matrices of one BLAS dtype, a result too
-        # small for the result pool: NumPy's matmul as it is
+        # small for the result pool, an inner dimension too short to split: NumPy's
+        # matmul (in the threads _blas gives it, from BLAS's own threading threshold)
         a, b = x1._arr, x2._arr
         if a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0] and \
                 a.shape[0] * b.shape[1] * a.itemsize < _memory.POOL_MIN and \

@@ -58,7 +58,8 @@ def _svd_of_r(x, g, compute_uv):
     """The SVD of x's ``R`` from CholeskyQR2 (R1 = L1^H, R2 = L2^H), with ``U`` lifted to
     x's."""
     l1 = _nn(np.linalg.cholesky, g)
-    q1 = _blas.matmul(x, _nn(np.linalg.inv, l1).conj().T, out=empty(x.shape, x.dtype))  # x R1^-1
+    r1_inv = _nn(np.linalg.inv, l1).conj().T
+    q1 = _blas.matmul(x, r1_inv, out=empty(x.shape, x.dtype))  # x R1^-1
     l2 = _nn(np.linalg.cholesky, _blas.matmul(q1.conj().T, q1))
     r = l2.conj().T @ l1.conj().T  # R2 R1
     if not compute_uv:
