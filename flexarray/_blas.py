@@ -135,12 +135,14 @@ _UNTHREADED = contextlib.nullcontext()
 
 def threads_for(macs):
     """The context for a BLAS or LAPACK call of about ``macs`` multiply-adds (per matrix):
-    none where BLAS runs it on one thread anyway (``gates.BLAS_THREADED_MIN_MACS``);
+    none where BLAS runs it on one thread anyway (``gates.BLAS_THREADED_MIN_MACS``) or
+    on threads off the pool (Dask's tasks: several at once would set BLAS's thread count,
+    a global, under each other);
     single-threaded BLAS up to ``gates.BLAS_SINGLE_THREAD_MAX_MACS``, where BLAS's threads
     gain little and their spin afterwards would cost the next parallel calls more; above,
     BLAS's threads, their spin noted."""
-    if macs <= _THREADED_MIN:
-        return _UNTHREADED
+    if macs <= _THREADED_MIN or _threads.off_the_pool():
+        return _UNTHREADED  # (off the pool: BLAS's thread count, a global, left alone)
     if macs < _SINGLE_MAX and blas_libs():
         return SingleThreadedBLAS()
     return _SpinNoted(macs)

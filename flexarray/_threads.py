@@ -64,11 +64,11 @@ def runs_inline() -> bool:
     (docs/scaling.md): at 1 GB in one process, the pool's helper competing with the other
     task's Zarr reads cost 10-20% of the wall time; at 2 GB in fresh processes the two
     rules came out even."""
-    return _off_the_pool() or (
+    return off_the_pool() or (
         _blas_spins_until > 0.0 and time.perf_counter() < _blas_spins_until)
 
 
-def _off_the_pool() -> bool:
+def off_the_pool() -> bool:
     """Whether this thread's parallel calls run inline: a helper of the pool, or another
     thread than the main one unless ``FLEXARRAY_NUM_THREADS`` was given."""
     t = threading.current_thread()

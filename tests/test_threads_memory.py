@@ -256,6 +256,15 @@ def test_mid_size_blas_calls_run_single_threaded(monkeypatch):
     xp.linalg.eigh(_normal(100, 100))                # 1M
     xp.linalg.eigh(_normal(300, 300))                # 27M
     assert seen[0] == 1 and seen[1] > 1 and seen[2] == 1 and seen[3] > 1, seen
+    # off the pool (a Dask task's thread), BLAS's thread count is left alone
+    sets = []
+    for lib in libs:
+        monkeypatch.setattr(lib, "set_num_threads", lambda n, real=lib.set_num_threads:
+                            sets.append(n) or real(n))
+    run_threads(lambda k: xp.matmul(_normal(120, 120), _normal(120, 120)), 1)
+    assert not sets, sets
+    xp.matmul(_normal(120, 120), _normal(120, 120))  # (and on the main thread it is set)
+    assert sets, "the spy saw no call"
 
 
 @pytest.mark.parametrize("dtype,func,n,threaded", [
