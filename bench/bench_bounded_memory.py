@@ -46,8 +46,8 @@ def make_data(path, size_gb):
 
 
 def compute(engine, chunks, path, spec, rows=None):
-    """The work on the first ``rows`` rows of the Zarr array (all by default), as a NumPy
-    array of the column results."""
+    """The work on the first ``rows`` rows of the Zarr array (all by default): (the module
+    of the result's type, the column results as a NumPy float64 array)."""
     import numpy as np
     if engine == "dask":
         import dask
