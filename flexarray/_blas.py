@@ -120,14 +120,14 @@ def lapack_threads(a):
 class _SpinNoted:
     """A BLAS call in BLAS's own threads, their spin noted afterwards (_threads.blas_ran)."""
 
-    def __init__(self, macs):
-        self.macs = macs
-
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        _threads.blas_ran(self.macs)
+        _threads.blas_ran()
+
+
+_SPIN_NOTED = _SpinNoted()
 
 
 _UNTHREADED = contextlib.nullcontext()
@@ -145,7 +145,7 @@ def threads_for(macs):
         return _UNTHREADED  # (off the pool: BLAS's thread count, a global, left alone)
     if macs < _SINGLE_MAX and blas_libs():
         return SingleThreadedBLAS()
-    return _SpinNoted(macs)
+    return _SPIN_NOTED
 
 
 def _split_k(a, b, out):

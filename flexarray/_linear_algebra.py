@@ -18,7 +18,6 @@ from . import _blas, _memory
 from ._engines import dispatch
 from ._array import Array, wrap
 from ._engines.gates import BLAS_THREADED_MIN_MACS as _BLAS_THREADED_MIN
-from ._engines.gates import MATMUL_SPLIT_K_MIN_K as _SPLIT_K_MIN_K
 from ._engines.gates import VECDOT_STRIDED_MIN as _VECDOT_STRIDED_MIN
 from ._helpers import cast_result, check_array
 
@@ -78,12 +77,11 @@ def matmul(x1, x2, /):
     if type(x1) is Array and type(x2) is Array and x1._dtype is x2._dtype and \
             x1._dtype in _BLAS_DTYPES:
         # the common case (~2 us less): two matrices of one BLAS dtype, a result too
-        # small for the result pool, an inner dimension too short to split: NumPy's
-        # matmul (in the threads _blas gives it, from BLAS's own threading threshold)
+        # small for the result pool: NumPy's matmul (through _blas from BLAS's own
+        # threading threshold: its threads, or a split of a long inner dimension)
         a, b = x1._arr, x2._arr
         if a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0] and \
-                a.shape[0] * b.shape[1] * a.itemsize < _memory.POOL_MIN and \
-                a.shape[1] < _SPLIT_K_MIN_K:
+                a.shape[0] * b.shape[1] * a.itemsize < _memory.POOL_MIN:
             if a.size * b.shape[1] <= _BLAS_THREADED_MIN:
                 return wrap(np.matmul(a, b))  # (one thread in BLAS too)
             return wrap(_blas.matmul(a, b))

@@ -76,17 +76,15 @@ def off_the_pool() -> bool:
         not NTHREADS_GIVEN or t.name.startswith(_THREAD_PREFIX))
 
 
-def blas_ran(macs) -> None:
-    """Note a call into NumPy's BLAS or LAPACK of about ``macs`` multiply-adds: when large
-    enough for BLAS's threads, they spin-wait for the next call for a while, and parallel
-    calls until then run inline (two threads beside a spinning one lose to one: see
-    ``gates.BLAS_SPIN_SECONDS``)."""
+def blas_ran() -> None:
+    """Note a call that ran in NumPy's BLAS's own threads (``_blas``): they spin-wait for
+    the next call for a while, and parallel calls until then run inline (two threads
+    beside a spinning one lose to one: see ``gates.BLAS_SPIN_SECONDS``)."""
     global _blas_spins_until
-    if macs > _BLAS_THREADED_MIN and NTHREADS > 1:
+    if NTHREADS > 1:
         _blas_spins_until = time.perf_counter() + _BLAS_SPIN_SECONDS
 
 
-_BLAS_THREADED_MIN = gates.BLAS_THREADED_MIN_MACS
 _BLAS_SPIN_SECONDS = gates.BLAS_SPIN_SECONDS
 
 

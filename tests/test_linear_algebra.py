@@ -251,8 +251,8 @@ def pool_products(monkeypatch):
     monkeypatch.setattr(_blas, "_SPLIT_K_MIN_MN", 4)
     monkeypatch.setattr(_blas, "_SPLIT_K_ASPECT", 2)
     monkeypatch.setattr(_blas, "_SPLIT_MN_MIN_BYTES", 256)
-    monkeypatch.setattr(_linear_algebra, "_SPLIT_K_MIN_K", 16)
     monkeypatch.setattr(_linear_algebra._memory, "POOL_MIN", 256)
+    monkeypatch.setattr(_linear_algebra, "_BLAS_THREADED_MIN", 0)  # (all through _blas)
     monkeypatch.setattr(_threads, "_blas_spins_until", 0.0)
     calls = []
     for kind in ("k", "mn"):

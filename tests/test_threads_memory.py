@@ -223,7 +223,6 @@ def test_parallel_calls_run_inline_while_blas_threads_spin(call, spins, monkeypa
     if not spins and not _blas.blas_libs():
         pytest.skip("needs threadpoolctl to run BLAS single-threaded")
     monkeypatch.setattr(_threads, "NTHREADS", 2)
-    monkeypatch.setattr(_threads, "_blas_spins_until", 0.0)
     call()
     assert _threads.runs_inline() is spins
     if spins:
