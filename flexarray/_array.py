@@ -233,6 +233,16 @@ class Array:
         if buf.views is not None or (buf.storage is not None and buf.storage.copies):
             unshare(buf)
 
+    def _rewritten(self, write) -> bool:
+        """Give every element a new value computed from the old ones, ``write(out)``
+        filling ``out`` while reading ``self._arr``: into fresh memory in one pass where a
+        write would first copy a lazily shared block (:func:`._buffer.unshare`). False:
+        nothing was written; write into :meth:`_writable` as usual."""
+        buf = self._buf
+        if buf.views is None or not self._arr.flags.writeable:
+            return False  # (an owner keeps its memory: its lazy copies move away)
+        return unshare(buf, (self._arr, write))
+
     def _writable(self) -> np.ndarray:
         """The NumPy view to write into, after :meth:`_own`."""
         self._own()

@@ -34,6 +34,8 @@ import weakref
 
 import numpy as np
 
+from . import _memory
+
 __all__ = ["Buffer", "Storage", "lazy_copy", "track", "unshare", "is_private"]
 
 
@@ -117,40 +119,63 @@ def is_private(buf: Buffer) -> bool:
                                                       or not buf.storage.copies)
 
 
-def unshare(buf: Buffer) -> None:
-    """Make ``buf``'s memory its family's alone before a write (see the module docs)."""
+def unshare(buf: Buffer, rewrite=None) -> bool:
+    """Make ``buf``'s memory its family's alone before a write (see the module docs).
+
+    ``rewrite``, for a write that gives every element of the block a new value computed
+    from the old ones (``x -= mean`` on a lazy copy ``x``): ``(nd, write)``, ``nd`` a view
+    of the family spanning its whole block. Where the write would first copy the block to
+    a fresh one, ``write(new)`` fills the fresh block instead (``new``: its view laid out
+    as ``nd``; ``write`` reads the old block): one pass over the memory instead of two.
+    Returns whether ``write`` ran (if not, the caller writes as usual)."""
     with _lock:
         st = buf.storage
         if st is None:
-            return
+            return False
         copies = [b for b in (r() for r in st.copies) if b is not None and b.storage is st]
         if buf.views is None:  # an owner: its lazy copies move away together
             st.copies = []
             if copies:
                 _move(copies, st)
-            return
+            return False
         copies.remove(buf)
         owner = st.owner() if st.owner is not None else None
         if owner is not None and owner.storage is not st:
             owner = None
         if owner is None and not copies:  # nothing else holds the block: take it over
             st.owner, st.copies = weakref.ref(buf), []
-        else:
-            st.copies = [weakref.ref(b) for b in copies]
-            _move([buf], st)
+            buf.views = None
+            return False
+        st.copies = [weakref.ref(b) for b in copies]
+        if rewrite is not None and not _spans(rewrite[0], st.root):
+            rewrite = None
+        _move([buf], st, rewrite)
         buf.views = None  # its memory is its own from now on: an owner
+        return rewrite is not None
+
+
+def _spans(nd: np.ndarray, root: np.ndarray) -> bool:
+    """Whether ``nd`` covers every byte of ``root``'s block (contiguous, from its start)."""
+    return (nd.nbytes == root.nbytes and (nd.flags.c_contiguous or nd.flags.f_contiguous)
+            and _address(nd) == _address(root))
 
 
 def _address(a: np.ndarray) -> int:
     return a.__array_interface__["data"][0]
 
 
-def _move(buffers, st: Storage) -> None:
+def _move(buffers, st: Storage, rewrite=None) -> None:
     """Give ``buffers`` (lazy copies on ``st``) one fresh copy of the block, and each view
-    of their families a NumPy view of it at the same byte offset."""
+    of their families a NumPy view of it at the same byte offset. With ``rewrite`` (see
+    :func:`unshare`), ``rewrite[1]`` fills the fresh block instead of a copy."""
     root = st.root
     flat = root.reshape(-1, order="A")  # a view: the root is contiguous
-    new_root = flat.copy()
+    new_root = _memory.empty(flat.shape, flat.dtype)  # (warm memory: see _memory)
+    if rewrite is None:
+        np.copyto(new_root, flat)
+    else:
+        nd, write = rewrite
+        write(np.ndarray(nd.shape, nd.dtype, new_root, 0, nd.strides))
     new = Storage(new_root, None)
     base = _address(flat)
     for b in buffers:

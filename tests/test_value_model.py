@@ -389,6 +389,65 @@ def test_overlapping_in_place_operands_read_the_old_values():
     np.testing.assert_array_equal(np.asarray(y), n)
 
 
+@pytest.mark.parametrize("operand", ["row", "scalar", "the original", "its own row",
+                                     "its own column"])
+@pytest.mark.parametrize("layout", ["C", "transposed"])
+def test_first_in_place_write_of_a_lazy_copy_computes_into_its_own_memory(
+        monkeypatch, operand, layout):
+    """``c -= y`` as the first write to a lazy copy ``c`` spanning its whole block fills
+    the fresh block with the result (no copy first): every view of c taken before sees
+    the result, the original and other copies keep their values, and operands in the old
+    block (the original, c itself) are read before the write, as NumPy reads them."""
+    from flexarray import _buffer, _elementwise
+    monkeypatch.setattr(_elementwise, "_FAST_MAX", 0)  # (small arrays: the general path)
+    rewrites = []
+    move = _buffer._move
+    monkeypatch.setattr(_buffer, "_move", lambda b, st, rewrite=None: (
+        rewrites.append(rewrite is not None), move(b, st, rewrite)))
+    base = np.arange(20.0).reshape(4, 5) ** 1.5
+    x = xp.asarray(base, copy=True)
+    other = xp.asarray(x, copy=True)
+    c = xp.asarray(x, copy=True)
+    twin = base.copy()
+    if layout == "transposed":
+        c, twin = c.T, twin.T
+    view, twin_view = c[1:, ::2], twin[1:, ::2]
+    y, ny = {"row": (xp.asarray(base[0] if layout == "C" else base[:, 0]),
+                     (base[0] if layout == "C" else base[:, 0]).copy()),
+             "scalar": (2.5, 2.5),
+             "the original": (x.T if layout == "transposed" else x, twin.copy()),
+             "its own row": (c[1], twin[1].copy()),
+             "its own column": (c[:, :1], twin[:, :1].copy())}[operand]
+    c -= y
+    twin -= ny
+    assert rewrites == [True]
+    np.testing.assert_array_equal(np.asarray(c), twin)
+    np.testing.assert_array_equal(np.asarray(view), twin_view)
+    np.testing.assert_array_equal(np.asarray(x), base)
+    np.testing.assert_array_equal(np.asarray(other), base)
+
+
+def test_in_place_writes_to_part_of_a_lazy_copy_or_to_its_original_copy_first(monkeypatch):
+    """Writes that do not give the whole block new values take the copy first."""
+    from flexarray import _elementwise
+    monkeypatch.setattr(_elementwise, "_FAST_MAX", 0)
+    base = np.arange(12.0).reshape(3, 4)
+    x = xp.asarray(base, copy=True)
+    c = xp.asarray(x, copy=True)
+    part = c[1:]
+    part -= 1.0                         # part of the copy: the rest keeps its values
+    expected = base.copy()
+    expected[1:] -= 1.0
+    np.testing.assert_array_equal(np.asarray(c), expected)
+    d = xp.asarray(x, copy=True)
+    x *= 2.0                            # the original written: its copy moves away
+    np.testing.assert_array_equal(np.asarray(x), base * 2.0)
+    np.testing.assert_array_equal(np.asarray(d), base)
+    f = xp.asarray(xp.asarray(base.astype(np.float32), copy=True), copy=True)
+    f += xp.asarray(base)               # a float64 operand: computed, cast back into f
+    np.testing.assert_array_equal(np.asarray(f), (base * 2).astype(np.float32))
+
+
 def test_temporaries_take_results_but_named_arrays_never_change():
     """``a * b + c`` computes ``+ c`` into the temporary ``a * b`` (no fresh allocation);
     no array anybody can still reach is written, however the operator is invoked."""
