@@ -13,9 +13,10 @@ So the 2-D products where this shows run on the pool instead, each piece a singl
 BLAS call (:func:`matmul`): a long inner dimension is cut into slices whose products are
 summed; a large shallow result (distances and kernels, over which passes follow) is cut
 along its longer side. Mid-size BLAS and LAPACK calls run single-threaded, where BLAS's
-threads gain little (:func:`threads_for`, :func:`lapack_threads`); the larger ones go to
-OpenBLAS's threads, noted for their spin. Without threadpoolctl, which sets BLAS's thread
-count, every call goes to OpenBLAS as it is. The gates are in ``gates.py`` ("BLAS's own
+threads gain little (:func:`threads_for`, :func:`lapack_threads`); the larger ones and
+matrix-vector products (memory-bound) go to OpenBLAS's threads, noted for their spin.
+Without threadpoolctl, which sets BLAS's thread count, every call goes to OpenBLAS as it
+is. The gates are in ``gates.py`` ("BLAS's own
 threads", "Matrix products").
 """
 import contextlib
@@ -104,8 +105,8 @@ def matmul(a, b, out=None):
         if (long_k or shallow) and not _threads.runs_inline() and blas_libs():
             return (_split_k if long_k else _split_mn)(a, b, out)
     # (a stack is one BLAS call per matrix: the multiply-adds of one)
-    with threads_for((a.shape[-2] if a.ndim > 1 else 1) * a.shape[-1] *
-                     (b.shape[-1] if b.ndim > 1 else 1)):
+    m, n = (a.shape[-2] if a.ndim > 1 else 1), (b.shape[-1] if b.ndim > 1 else 1)
+    with threads_for(m * a.shape[-1] * n, vector=min(m, n) == 1):
         return np.matmul(a, b, out=out)
 
 
@@ -133,17 +134,18 @@ _SPIN_NOTED = _SpinNoted()
 _UNTHREADED = contextlib.nullcontext()
 
 
-def threads_for(macs):
+def threads_for(macs, vector=False):
     """The context for a BLAS or LAPACK call of about ``macs`` multiply-adds (per matrix):
     none where BLAS runs it on one thread anyway (``gates.BLAS_THREADED_MIN_MACS``) or
     on threads off the pool (Dask's tasks: several at once would set BLAS's thread count,
     a global, under each other);
     single-threaded BLAS up to ``gates.BLAS_SINGLE_THREAD_MAX_MACS``, where BLAS's threads
-    gain little and their spin afterwards would cost the next parallel calls more; above,
-    BLAS's threads, their spin noted."""
+    gain little and their spin afterwards would cost the next parallel calls more, unless
+    the call is a ``vector`` product (matrix-vector: memory-bound, where two threads gain
+    up to 2x); above, BLAS's threads, their spin noted."""
     if macs <= _THREADED_MIN or _threads.off_the_pool():
         return _UNTHREADED  # (off the pool: BLAS's thread count, a global, left alone)
-    if macs < _SINGLE_MAX and blas_libs():
+    if macs < _SINGLE_MAX and not vector and blas_libs():
         return SingleThreadedBLAS()
     return _SPIN_NOTED
 

@@ -235,8 +235,8 @@ def test_parallel_calls_run_inline_while_blas_threads_spin(call, spins, monkeypa
 
 def test_mid_size_blas_calls_run_single_threaded(monkeypatch):
     """Products and factorizations between BLAS's own threading threshold and
-    gates.BLAS_SINGLE_THREAD_MAX_MACS run with BLAS on one thread; larger ones in BLAS's
-    threads, as they were."""
+    gates.BLAS_SINGLE_THREAD_MAX_MACS run with BLAS on one thread; larger ones and
+    matrix-vector products in BLAS's threads, as they were."""
     from flexarray import _blas
     libs = _blas.blas_libs()
     if not libs or max(lib.get_num_threads() for lib in libs) < 2:
@@ -254,7 +254,10 @@ def test_mid_size_blas_calls_run_single_threaded(monkeypatch):
     xp.matmul(_normal(400, 400), _normal(400, 400))  # 64M
     xp.linalg.eigh(_normal(100, 100))                # 1M
     xp.linalg.eigh(_normal(300, 300))                # 27M
+    xp.matmul(_normal(2000, 200), _normal(200))      # 0.4M, matrix-vector: memory-bound
+    xp.matmul(_normal(200, 2000).mT, _normal(200, 1))
     assert seen[0] == 1 and seen[1] > 1 and seen[2] == 1 and seen[3] > 1, seen
+    assert seen[4] > 1 and seen[5] > 1, seen
     # off the pool (a Dask task's thread), BLAS's thread count is left alone
     sets = []
     for lib in libs:
