@@ -358,13 +358,17 @@ MATMUL_SPLIT_K_ASPECT = 8
 # follow (euclidean_distances' and rbf_kernel's: two broadcast adds, maximum, sqrt, scale,
 # exp; 256 x 50,000 float64, separate processes): 73 ms against 99-100 with the product in
 # OpenBLAS's threads and the passes inline beside its spin (NumPy's in-place passes: 84-86).
-# From 32 MB: with 4 MB, RidgeCV's 50,000 x 64 @ 64 x 64 products (25.6 MB, between
-# single-threaded matrix-vector products) took 13.7-14 ms on the pool against ~5 ms in
-# OpenBLAS's threads, RidgeCV 125 ms against 80 ms with 32 MB (5 rotated rounds; Nystroem,
-# 40 MB, and euclidean_distances, 102 MB, unchanged).
+# From 4 MB. With matrix-vector products single-threaded (before BLAS_SINGLE_THREAD_MAX_MACS
+# excepted them), 4 MB lost: RidgeCV's 50,000 x 64 @ 64 x 64 products (25.6 MB) took
+# 13.7-14 ms on the pool against ~5 ms in OpenBLAS's threads, RidgeCV 125 ms against 80 with
+# 32 MB. Since, 4 MB / 32 MB, 50,000 x 64, median of 5-7 rotated rounds, ms: PCA(full)
+# 22.9 / 36.4 and 24.9 / 35.4 (its U = X V S^-1 on the pool), RidgeCV 82.8 / 78.9 and
+# 85.2 / 85.3, Ridge 37.0 / 37.0, PCA(covariance_eigh) 14.1 / 14.5, Nystroem 67 / 62 and
+# GaussianMixture 1.38 / 1.34 s (NumPy's own times moved as much between those runs:
+# 80 / 71 ms, 2.18 / 2.26 s), LogisticRegression 1.39 / 1.49 s.
 # (used by _blas.matmul)
 MATMUL_SPLIT_MN_MAX_K = 128
-MATMUL_SPLIT_MN_MIN_BYTES = 1 << 25
+MATMUL_SPLIT_MN_MIN_BYTES = 1 << 22
 
 
 # --- Factorizations -------------------------------------------------------------------
