@@ -16,8 +16,7 @@ along its longer side. Mid-size BLAS and LAPACK calls run single-threaded, where
 threads gain little (:func:`threads_for`, :func:`lapack_threads`); the larger ones and
 matrix-vector products (memory-bound) go to OpenBLAS's threads, noted for their spin.
 Without threadpoolctl, which sets BLAS's thread count, every call goes to OpenBLAS as it
-is. The gates are in ``gates.py`` ("BLAS's own
-threads", "Matrix products").
+is. The gates are in ``gates.py`` ("BLAS's own threads", "Matrix products").
 """
 import contextlib
 import threading

@@ -470,9 +470,6 @@ def apply_inplace(name, x, other):
         with ignore_fp_errors():
             x._writable()[...] = r
         return
-    if type(other) is Array:
-        a2 = other._arr
-    a1 = x._arr
     if x._rewritten(lambda out: _compute(name, func, (a1, a2), dt, out=out)):
         return  # a lazy copy's first write: the result went straight to its own memory
     out = x._writable()  # (x's memory may have moved: read both operands anew)
