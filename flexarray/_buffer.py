@@ -134,9 +134,9 @@ def unshare(buf: Buffer, rewrite=None) -> bool:
             return False
         copies = [b for b in (r() for r in st.copies) if b is not None and b.storage is st]
         if buf.views is None:  # an owner: its lazy copies move away together
-            st.copies = []
             if copies:
                 _move(copies, st)
+            st.copies = []
             return False
         copies.remove(buf)
         owner = st.owner() if st.owner is not None else None
@@ -146,10 +146,10 @@ def unshare(buf: Buffer, rewrite=None) -> bool:
             st.owner, st.copies = weakref.ref(buf), []
             buf.views = None
             return False
-        st.copies = [weakref.ref(b) for b in copies]
         if rewrite is not None and not _spans(rewrite[0], st.root):
             rewrite = None
-        _move([buf], st, rewrite)
+        _move([buf], st, rewrite)  # (first: if it raises, nothing has changed)
+        st.copies = [weakref.ref(b) for b in copies]
         buf.views = None  # its memory is its own from now on: an owner
         return rewrite is not None
 

@@ -427,6 +427,29 @@ def test_first_in_place_write_of_a_lazy_copy_computes_into_its_own_memory(
     np.testing.assert_array_equal(np.asarray(other), base)
 
 
+def test_a_first_write_that_fails_leaves_the_copy_private(monkeypatch):
+    """If the computation of a lazy copy's first write raises (out of memory, ...), the
+    copy still reads its own values: later writes to the original never reach it."""
+    from flexarray import _elementwise
+    monkeypatch.setattr(_elementwise, "_FAST_MAX", 0)
+    base = np.arange(12.0).reshape(3, 4)
+    x = xp.asarray(base, copy=True)
+    c = xp.asarray(x, copy=True)
+    compute = _elementwise._compute
+
+    def fails(*args, **kwargs):
+        raise MemoryError("test: no memory for the result")
+    monkeypatch.setattr(_elementwise, "_compute", fails)
+    with pytest.raises(MemoryError):
+        c -= 1.0
+    monkeypatch.setattr(_elementwise, "_compute", compute)
+    x += 1.0
+    np.testing.assert_array_equal(np.asarray(c), base)
+    c -= 1.0
+    np.testing.assert_array_equal(np.asarray(c), base - 1.0)
+    np.testing.assert_array_equal(np.asarray(x), base + 1.0)
+
+
 def test_in_place_writes_to_part_of_a_lazy_copy_or_to_its_original_copy_first(monkeypatch):
     """Writes that do not give the whole block new values take the copy first."""
     from flexarray import _elementwise
