@@ -167,6 +167,12 @@ def tensordot(x1, x2, /, *, axes=2):
     return wrap(r)
 
 
+def _axis_last(a, axis):
+    """``np.moveaxis(a, axis, -1)`` for a negative ``axis`` (a tenth of its ~3.5 us)."""
+    ax = a.ndim + axis
+    return a.transpose([d for d in range(a.ndim) if d != ax] + [ax])
+
+
 def vecdot(x1, x2, /, *, axis=-1):
     """Dot products of vectors along ``axis`` (x1 conjugated), broadcast over the other
     axes. ``axis`` counts from the end: -1 is the last axis."""
@@ -196,7 +202,9 @@ def vecdot(x1, x2, /, *, axis=-1):
         if dt.kind == "c":
             a = np.conjugate(a)
         with np.errstate(all="ignore"):
-            r = np.einsum("...i,...i->...", np.moveaxis(a, axis, -1), np.moveaxis(b, axis, -1))
+            if axis != -1:
+                a, b = _axis_last(a, axis), _axis_last(b, axis)
+            r = np.einsum("...i,...i->...", a, b)
         return wrap(cast_result(np.asarray(r), dt))
     with np.errstate(all="ignore"):
         r = np.vecdot(a, b, axis=axis)

@@ -169,7 +169,8 @@ def test_vecdot_against_numpy(data):
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
 @pytest.mark.parametrize("s1,s2,axis", [((40, 6), (40, 6), 0), ((40, 6), (40, 1), -2),
                                         ((3, 40, 5), (40, 5), -2), ((7, 40), (7, 40), 0),
-                                        ((5, 9, 4), (1, 9, 4), 1)])
+                                        ((5, 9, 4), (1, 9, 4), 1),
+                                        ((40, 3, 5), (40, 3, 5), 0)])
 def test_vecdot_along_a_strided_axis_by_einsum(dtype, s1, s2, axis, monkeypatch):
     """Along an axis that is not contiguous (large operands), vecdot runs NumPy's einsum
     along the contiguous axis: NumPy's vecdot values (x1 conjugated), dtype and shape."""
