@@ -268,6 +268,20 @@ class ignore_fp_errors:
             _ERRSTATE.reset(self.token)
 
 
+def moved(a: np.ndarray, source, destination) -> np.ndarray:
+    """``np.moveaxis(a, source, destination)`` for valid axes (ints, or tuples of distinct
+    ints, negative ones counting from the end): one transpose, ~0.4 us where NumPy's, which
+    checks them again, costs ~3.5 us."""
+    nd = a.ndim
+    if type(source) is int:
+        source, destination = (source,), (destination,)
+    source = [s % nd for s in source]
+    order = [n for n in range(nd) if n not in source]
+    for dst, src in sorted(zip((d % nd for d in destination), source)):
+        order.insert(dst, src)
+    return a.transpose(order)
+
+
 def cast_result(r, dt) -> np.ndarray:
     """A fresh NumPy result ``r`` as NumPy dtype of flexarray dtype ``dt`` (no copy when it
     already is). Rounding to a half may overflow to inf: that is the IEEE result, unwarned."""

@@ -19,7 +19,7 @@ from ._engines import dispatch
 from ._array import Array, wrap
 from ._engines.gates import BLAS_THREADED_MIN_MACS as _BLAS_THREADED_MIN
 from ._engines.gates import VECDOT_STRIDED_MIN as _VECDOT_STRIDED_MIN
-from ._helpers import cast_result, check_array
+from ._helpers import cast_result, check_array, moved
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
 
@@ -167,12 +167,6 @@ def tensordot(x1, x2, /, *, axes=2):
     return wrap(r)
 
 
-def _axis_last(a, axis):
-    """``np.moveaxis(a, axis, -1)`` for a negative ``axis`` (a tenth of its ~3.5 us)."""
-    ax = a.ndim + axis
-    return a.transpose([d for d in range(a.ndim) if d != ax] + [ax])
-
-
 def vecdot(x1, x2, /, *, axis=-1):
     """Dot products of vectors along ``axis`` (x1 conjugated), broadcast over the other
     axes. ``axis`` counts from the end: -1 is the last axis."""
@@ -203,7 +197,7 @@ def vecdot(x1, x2, /, *, axis=-1):
             a = np.conjugate(a)
         with np.errstate(all="ignore"):
             if axis != -1:
-                a, b = _axis_last(a, axis), _axis_last(b, axis)
+                a, b = moved(a, axis, -1), moved(b, axis, -1)
             r = np.einsum("...i,...i->...", a, b)
         return wrap(cast_result(np.asarray(r), dt))
     with np.errstate(all="ignore"):

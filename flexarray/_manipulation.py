@@ -15,7 +15,8 @@ import numpy as np
 
 from . import _dtypes as _dt
 from ._array import Array, copy_of, view_of, wrap
-from ._helpers import (as_count, broadcast_shape_of, check_alloc, check_array, check_copy, int_tuple, normalize_axes, normalize_axis)
+from ._helpers import (as_count, broadcast_shape_of, check_alloc, check_array, check_copy,
+                       int_tuple, moved, normalize_axes, normalize_axis)
 from ._engines import gates
 
 __all__ = ["broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims",
@@ -191,7 +192,7 @@ def unstack(x, /, *, axis=0):
     """A tuple of O(1) views: the slices of ``x`` along ``axis``."""
     check_array(x, "unstack")
     ax = normalize_axis(axis, x.ndim, "unstack")
-    m = np.moveaxis(x._arr, ax, 0)
+    m = moved(x._arr, ax, 0)
     return tuple(view_of(x, m[i, ...]) for i in range(m.shape[0]))
 
 
@@ -257,7 +258,7 @@ def moveaxis(x, source, destination, /):
     if len(src) != len(dst):
         raise ValueError(f"moveaxis: 'source' and 'destination' must name as many axes, got "
                          f"{source!r} and {destination!r}")
-    return view_of(x, np.moveaxis(x._arr, src, dst))
+    return view_of(x, moved(x._arr, src, dst))
 
 
 def reshape(x, /, shape, *, copy=None):

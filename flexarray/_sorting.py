@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._array import wrap
-from ._helpers import (AxisError, check_array, check_bool, index_result, normalize_axis,
+from ._helpers import (AxisError, check_array, check_bool, index_result, moved, normalize_axis,
                        ordered_operand)
 from ._engines import gates
 
@@ -75,7 +75,7 @@ def _radix_rows(x, ax):
     if not mod.supports(a.dtype):
         return None
     if ax != a.ndim - 1:
-        a = np.moveaxis(a, ax, -1)
+        a = moved(a, ax, -1)
     return mod, np.ascontiguousarray(a).reshape(-1, n)
 
 
@@ -84,12 +84,12 @@ def _unrows(r, x, ax):
     shape = x._arr.shape
     if ax == len(shape) - 1:
         return r.reshape(shape)
-    return np.moveaxis(r.reshape(shape[:ax] + shape[ax + 1:] + (shape[ax],)), -1, ax)
+    return moved(r.reshape(shape[:ax] + shape[ax + 1:] + (shape[ax],)), -1, ax)
 
 
 def _last(a, ax):
     """``a`` with axis ``ax`` moved last (a view)."""
-    return a if ax == a.ndim - 1 else np.moveaxis(a, ax, -1)
+    return a if ax == a.ndim - 1 else moved(a, ax, -1)
 
 
 def _rows(m):
@@ -112,7 +112,7 @@ def _sorted_key(x, key, ax, stable):
         r = np.array(m, order="C")  # (np.sort's copy keeps m's layout: rows would copy)
         r.sort(axis=-1)
         _ties().stable_values(_rows(r), _rows(m))
-        return r if ax == key.ndim - 1 else np.moveaxis(r, -1, ax)
+        return r if ax == key.ndim - 1 else moved(r, -1, ax)
     r = key.copy()  # the ndarray methods skip np.sort's Python wrapper (~0.3 us)
     r.sort(axis=ax, kind="stable" if floats and stable else None)
     return r
@@ -147,7 +147,7 @@ def _stable_argsort(key, ax):
     p = m.argsort(axis=-1)
     if not _ties().stable_ties(_rows(m), _rows(p), TIES_MAXRUN):
         return None
-    return p if ax == key.ndim - 1 else np.moveaxis(p, -1, ax)
+    return p if ax == key.ndim - 1 else moved(p, -1, ax)
 
 
 def argsort(x, /, *, axis=-1, descending=False, stable=True):

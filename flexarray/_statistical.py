@@ -21,8 +21,8 @@ from . import _dtypes as _dt
 from . import _threads
 from ._engines import dispatch, gates
 from ._array import Array, wrap
-from ._helpers import (cast_result, check_array, check_bool, ignore_fp_errors, normalize_axis,
-                       reduction_axes)
+from ._helpers import (cast_result, check_array, check_bool, ignore_fp_errors, moved,
+                       normalize_axis, reduction_axes)
 
 __all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum",
            "var"]
@@ -156,7 +156,7 @@ def _fold_rows(f, op, a, axes, acc, keepdims):
         return None  # (or nothing beside it, or not the outer axis)
     if op in ("sum", "prod") and np.dtype(acc) != a.dtype:
         return None
-    b = a if ax == 0 else np.moveaxis(a, ax, 0)
+    b = a if ax == 0 else moved(a, ax, 0)
     with ignore_fp_errors():
         h = n // 2
         r = f(b[:h], b[h:2 * h])
