@@ -253,6 +253,10 @@ def permute_dims(x, /, axes):
 def moveaxis(x, source, destination, /):
     """An O(1) view of ``x`` with axes ``source`` moved to positions ``destination``."""
     check_array(x, "moveaxis")
+    nd = x._arr.ndim
+    if type(source) is int and type(destination) is int and -nd <= source < nd and \
+            -nd <= destination < nd:  # the common call (~2 us less than the checks below)
+        return view_of(x, moved(x._arr, source, destination))
     src = ordered_axes(source, x.ndim, "moveaxis", "source")
     dst = ordered_axes(destination, x.ndim, "moveaxis", "destination")
     if len(src) != len(dst):
