@@ -35,6 +35,9 @@ from flexarray._kernels import kernel
 from flexarray import _threads
 from flexarray._engines import gates
 from flexarray._kernels.fft.codegen import (_bfly2, _bfly4, _bfly4_first, _bfly8_first, _borrow,
+                                            _bfly2_first_pack, _bfly2_first_pairs,
+                                            _bfly4_first_pack, _bfly4_first_pairs,
+                                            _bfly8_first_pack, _bfly8_first_pairs,
                                             _fetch_add, _load_pairs, _nlanes, _pack_pairs,
                                             _pad, _store_pairs, _twiddle_transpose_tile,
                                             _unpack_pairs, aligned_empty, fma, lanes)
@@ -83,7 +86,8 @@ U2 = np.uint64(2)
 # complex FFT over lanes (in place; input rows in _perm order, output in natural order)
 
 @kernel(inline="always")
-def _fft_lanes(re, im, n, W, c0, c1, twr, twi):
+def _fft_lanes(re, im, n, W, c0, c1, twr, twi, src, x, xb, perm1, n2, col, swap, nc, wr, wi,
+               sc):
     """Forward FFT of length n (power of two) on lanes c0..c1-1 of an (n, W) lane block.
 
     c0, c1 and W are multiples of the vector width. Stages: one twiddle-free first stage,
@@ -92,6 +96,12 @@ def _fft_lanes(re, im, n, W, c0, c1, twr, twi):
     with the twiddles of _lane_twiddles. (Twiddled radix-8 stages were 1.7-3x slower on
     blocks of 512+ points: 14 twiddles per butterfly and 30 live vectors spill.) Call with
     (im, re) swapped for the unnormalized inverse transform.
+
+    src: where the first stage reads. IN_PLACE: re/im. PAIRS / PACK: the six-step's
+    column chunk straight from the input, lane block row i and lane c being element
+    perm1[i]*n2 + col + c of z: PAIRS reads z as the float pairs of contiguous x from xb
+    (_load_real), PACK packs it from the contiguous half spectrum at x[xb..] (nc, wr, wi,
+    scale sc: _pack_complex); `swap`: re and im are swapped (the inverse transform).
     """
     if n < 2:
         return
@@ -104,12 +114,29 @@ def _fft_lanes(re, im, n, W, c0, c1, twr, twi):
     for g in range(0, n, L):
         p = u(g) * uW
         for c in range(c0, c1, nl):
-            if L == 2:
-                _bfly2(re, im, p + u(c), uW)
+            if src == IN_PLACE:
+                if L == 2:
+                    _bfly2(re, im, p + u(c), uW)
+                elif L == 4:
+                    _bfly4_first(re, im, p + u(c), uW)
+                else:
+                    _bfly8_first(re, im, p + u(c), uW)
+                continue
+            f = (re, im, p + u(c), uW, x, xb, perm1, u(g), n2, col + u(c), swap, nc, wr, wi,
+                 sc)
+            if src == PAIRS:
+                if L == 2:
+                    _bfly2_first_pairs(*f)
+                elif L == 4:
+                    _bfly4_first_pairs(*f)
+                else:
+                    _bfly8_first_pairs(*f)
+            elif L == 2:
+                _bfly2_first_pack(*f)
             elif L == 4:
-                _bfly4_first(re, im, p + u(c), uW)
+                _bfly4_first_pack(*f)
             else:
-                _bfly8_first(re, im, p + u(c), uW)
+                _bfly8_first_pack(*f)
     L *= 4
     toff = 0
     while L <= n:
@@ -315,6 +342,7 @@ def _copy_lanes(are, aim, lda, a0, bre, bim, ldb, b0, n, w):
 
 ROWS, COLS, ROWSFFT, OUT, SMALL = -1, 0, 1, 2, 3
 RFFT, IRFFT, CFFT, ICFFT = 0, 1, 2, 3       # transform kinds
+IN_PLACE, PAIRS, PACK = 0, 1, 2             # where the first FFT stage reads (_fft_lanes)
 # Complex elements of one lane-FFT chunk: 512 KiB float32, 1 MiB float64 (L2). Measured on
 # 2^19-point rows: chunks of 2^13 / 2^14 / 2^15 / 2^16 -> 4.6 / 7.7 / 8.5 / 2.5 ms (float32)
 # and 13.9 / 13.6 / 9.6 / 5.7 ms (float64): wide chunks read whole cache lines and pages.
@@ -400,6 +428,7 @@ def _unit(kind, mode, lo, hi, b, ntmin, xa, ra, es, oa, olen, ip, tw, meta, s, w
     are, aim, qre, qim = _views(wa, wq, la, lq)
     rowwise = n2 > 1
     swap = kind == IRFFT or kind == ICFFT
+    fused = es == (2 if kind == IRFFT else 1)   # contiguous input: see _fft_lanes's src
     sout = 1.0 if kind == IRFFT else s      # irfft scales while packing
     if mode == ROWS:
         b, b1 = lo, hi
@@ -431,6 +460,7 @@ def _unit(kind, mode, lo, hi, b, ntmin, xa, ra, es, oa, olen, ip, tw, meta, s, w
                     continue
                 # gather into the FFT's lane block (A, B): n rows, W lanes, lanes c0..c1
                 nb = min(nl, b1 - rb)
+                src = IN_PLACE
                 if phase == SMALL:
                     for v in range(nl):
                         if v >= nb:
@@ -444,7 +474,9 @@ def _unit(kind, mode, lo, hi, b, ntmin, xa, ra, es, oa, olen, ip, tw, meta, s, w
                         _copy_lanes(qre, qim, 1, 0, are, aim, nl, v, nc, 1)
                     A, B, n, W, c0, c1, tr, ti = are, aim, nc, nl, 0, nl, tw1r, tw1i
                 elif phase == COLS:
-                    if kind == IRFFT:
+                    if fused:               # the first FFT stage reads the input
+                        src = PACK if kind == IRFFT else PAIRS
+                    elif kind == IRFFT:
                         _pack_complex(x, roffs[rb], es, nc, n1, n2, perm1, lo, lo + w, wr, wi,
                                       s, are, aim, w)
                     else:
@@ -457,7 +489,8 @@ def _unit(kind, mode, lo, hi, b, ntmin, xa, ra, es, oa, olen, ip, tw, meta, s, w
                     A, B, n, W, c0, c1, tr, ti = qre, qim, n2, n1, 0, n1, tw2r, tw2i
                 if swap:                # the inverse FFT is the forward one on (im, re)
                     A, B = B, A
-                _fft_lanes(A, B, n, W, c0, c1, tr, ti)
+                _fft_lanes(A, B, n, W, c0, c1, tr, ti, src, x, u(roffs[rb]), perm1, u(n2),
+                           u(lo), swap, u(nc), wr, wi, x.dtype.type(s))
                 # scatter
                 if phase == SMALL:
                     for v in range(nb):
