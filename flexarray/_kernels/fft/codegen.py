@@ -421,24 +421,41 @@ def _store_pairs(typingctx, qre, qim, k, sc, out, o):
 # back. These intrinsics do both in one: each point of the butterfly is loaded (or
 # packed) from the input and only the butterfly's outputs are stored.
 
+def _prefetch(builder, ptr):
+    """Prefetch the cache line at ptr into L2 (llvm.prefetch, read, locality 2: prefetcht1)."""
+    i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+    mod = builder.module
+    f = mod.globals.get("llvm.prefetch.p0") or ir.Function(
+        mod, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]), "llvm.prefetch.p0")
+    builder.call(f, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0), ir.Constant(i32, 2),
+                     ir.Constant(i32, 1)])
+
+
 def _first_codegen(npoints, pack):
-    """Codegen of _bfly{2,4,8}_first_{pairs,pack}: arguments (re, im, p0, s, x, xb, perm1,
-    g, n2, col, swap, nc, wr, wi, sc) as in rfft._fft_lanes's first stage."""
+    """Codegen of _bfly{2,4,8}_first_{pairs,pack}: arguments (re, im, p0, s, x, xb, xn,
+    perm1, g, n2, col, swap, nc, wr, wi, sc) as in rfft._fft_lanes's first stage."""
     def codegen(context, builder, sig, args):
         V = _Vec(context, builder, sig, args)
         b = builder
         i64 = ir.IntType(64)
-        p0, s, xb, g, n2, col, swap, nc = (args[i] for i in (2, 3, 5, 7, 8, 9, 10, 11))
+        p0, s, xb, xn, g, n2, col, swap, nc = (args[i] for i in (2, 3, 5, 6, 8, 9, 10, 11, 12))
+
+        def prefetch(off):          # the same pairs of the next row (xn: its start)
+            for k in (0, V.nl):
+                _prefetch(b, V._ptr(4, b.add(b.sub(off, xb), xn), k))
+
         xr, xi = [], []
         for q in range(npoints):
-            row = b.load(b.gep(V.data[6], [b.add(g, ir.Constant(i64, q))]))
+            row = b.load(b.gep(V.data[7], [b.add(g, ir.Constant(i64, q))]))
             j = b.add(b.mul(row, n2), col)             # element j of z: row of perm1
             pa = b.add(xb, b.shl(j, ir.Constant(i64, 1)))
+            prefetch(pa)
             if pack:
                 jb = b.sub(b.sub(nc, j), ir.Constant(i64, V.nl - 1))
                 pb = b.add(xb, b.shl(jb, ir.Constant(i64, 1)))
+                prefetch(pb)
                 first = b.icmp_unsigned("==", j, ir.Constant(i64, 0))
-                re, im = _pack_values(V, 4, pa, pb, 12, 13, j, args[14], first)
+                re, im = _pack_values(V, 4, pa, pb, 13, 14, j, args[15], first)
             else:
                 re, im = V.pairs(4, pa)
             xr.append(b.select(swap, im, re))          # the inverse: (im, re) swapped
@@ -459,10 +476,11 @@ def _first_intrinsic(npoints, pack):
     j = perm1[g+q]*n2 + col + v of z, read as the float pair at x[xb + 2j] (`pack` False:
     rfft/cfft, contiguous input) or packed from the half spectrum at x[xb..] as
     rfft._pack_complex does (`pack` True: irfft; nc, twiddles wr/wi, scale sc); `swap`
-    stores (im, re) for the inverse transform."""
-    def typer(typingctx, re, im, p0, s, x, xb, perm1, g, n2, col, swap, nc, wr, wi, sc):
+    stores (im, re) for the inverse transform. The same input lines of the row at xn are
+    prefetched into L2."""
+    def typer(typingctx, re, im, p0, s, x, xb, xn, perm1, g, n2, col, swap, nc, wr, wi, sc):
         u64 = types.uint64
-        sig = types.void(re, im, u64, u64, x, u64, perm1, u64, u64, u64, types.boolean,
+        sig = types.void(re, im, u64, u64, x, u64, u64, perm1, u64, u64, u64, types.boolean,
                          u64, wr, wi, re.dtype)
         return sig, _first_codegen(npoints, pack)
     typer.__name__ = f"_bfly{npoints}_first_{'pack' if pack else 'pairs'}"

@@ -86,8 +86,8 @@ U2 = np.uint64(2)
 # complex FFT over lanes (in place; input rows in _perm order, output in natural order)
 
 @kernel(inline="always")
-def _fft_lanes(re, im, n, W, c0, c1, twr, twi, src, x, xb, perm1, n2, col, swap, nc, wr, wi,
-               sc):
+def _fft_lanes(re, im, n, W, c0, c1, twr, twi, src, x, xb, xn, perm1, n2, col, swap, nc, wr,
+               wi, sc):
     """Forward FFT of length n (power of two) on lanes c0..c1-1 of an (n, W) lane block.
 
     c0, c1 and W are multiples of the vector width. Stages: one twiddle-free first stage,
@@ -101,7 +101,10 @@ def _fft_lanes(re, im, n, W, c0, c1, twr, twi, src, x, xb, perm1, n2, col, swap,
     column chunk straight from the input, lane block row i and lane c being element
     perm1[i]*n2 + col + c of z: PAIRS reads z as the float pairs of contiguous x from xb
     (_load_real), PACK packs it from the contiguous half spectrum at x[xb..] (nc, wr, wi,
-    scale sc: _pack_complex); `swap`: re and im are swapped (the inverse transform).
+    scale sc: _pack_complex); `swap`: re and im are swapped (the inverse transform). The
+    same input lines of the next row (at xn) are prefetched into L2 meanwhile (serial,
+    256 rows of 4096 points: irfft float32 3.4 -> 3.05 us a row, irfft of 2048 points
+    float64 3.8-3.9 -> 3.0; rfft float32 -5% to -10%, float64 unchanged).
     """
     if n < 2:
         return
@@ -122,8 +125,8 @@ def _fft_lanes(re, im, n, W, c0, c1, twr, twi, src, x, xb, perm1, n2, col, swap,
                 else:
                     _bfly8_first(re, im, p + u(c), uW)
                 continue
-            f = (re, im, p + u(c), uW, x, xb, perm1, u(g), n2, col + u(c), swap, nc, wr, wi,
-                 sc)
+            f = (re, im, p + u(c), uW, x, xb, xn, perm1, u(g), n2, col + u(c), swap, nc, wr,
+                 wi, sc)
             if src == PAIRS:
                 if L == 2:
                     _bfly2_first_pairs(*f)
@@ -489,8 +492,9 @@ def _unit(kind, mode, lo, hi, b, ntmin, xa, ra, es, oa, olen, ip, tw, meta, s, w
                     A, B, n, W, c0, c1, tr, ti = qre, qim, n2, n1, 0, n1, tw2r, tw2i
                 if swap:                # the inverse FFT is the forward one on (im, re)
                     A, B = B, A
-                _fft_lanes(A, B, n, W, c0, c1, tr, ti, src, x, u(roffs[rb]), perm1, u(n2),
-                           u(lo), swap, u(nc), wr, wi, x.dtype.type(s))
+                _fft_lanes(A, B, n, W, c0, c1, tr, ti, src, x, u(roffs[rb]),
+                           u(roffs[min(rb + 1, b1 - 1)]), perm1, u(n2), u(lo), swap, u(nc),
+                           wr, wi, x.dtype.type(s))
                 # scatter
                 if phase == SMALL:
                     for v in range(nb):
