@@ -571,7 +571,10 @@ def workspace(pl, full=True):
     """This Python thread's scratch row for _unit (see _views): a and q, or only a
     (`full` False: the private part of a task of a split row). The last two are kept per
     thread and reused: fresh multi-MiB buffers cost a page fault per 4 KiB on every call."""
-    la, lq = _scratch_len(pl.n1, pl.n2, _nlanes(pl.dtype))
+    sizes = pl.__dict__.get("scratch")
+    if sizes is None:           # (a Numba call from Python: ~1 us, ~8 with cold caches)
+        sizes = pl.scratch = _scratch_len(pl.n1, pl.n2, _nlanes(pl.dtype))
+    la, lq = sizes
     size = 2 * (la + lq) if full else 2 * la
     key = (size, pl.dtype.char)
     cache = getattr(_WS, "cache", None)
@@ -613,11 +616,11 @@ def _launch(kind, flat, offs, es, out, olen, nc, dtype, scale):
         units = (nrows + _nlanes(dtype) - 1) // _nlanes(dtype) if not pl.rowwise else nrows
         claim = np.array([0, max(1, units // (nthreads * CLAIMS_PER_THREAD))], np.int64)
 
-        def rows(lo, hi):
+        def rows(_):
             w = workspace(pl)
             _unit(kind, ROWS, 0, nrows, 0, 1, *args, w, w, claim)
 
-        _threads.run_split(rows, (), nthreads, nthreads, 1)     # one call per thread
+        _threads.run_items(rows, range(nthreads), nthreads, pin=False)  # a call per thread
         return
     shared = workspace(pl)
     ntmin = PIECES_PER_THREAD * nthreads
@@ -645,7 +648,7 @@ def _last_axis(a, axis, m, n, fill):
 
 def _rows_of(v, n, kind, out_len, out_dtype):
     """Output array and kernel arguments for transform `kind` of the last axis of v."""
-    rdt = np.dtype(out_dtype).type(0).real.dtype
+    rdt = out_dtype if out_dtype.kind == "f" else _REAL[out_dtype.char]
     out = np.empty(v.shape[:-1] + (out_len,), out_dtype)
     if not out.size:
         return out, None, None, None, None, None, rdt
