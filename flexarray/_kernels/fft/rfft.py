@@ -343,7 +343,7 @@ def _copy_lanes(are, aim, lda, a0, bre, bim, ldb, b0, n, w):
 # All FFT work goes through the one call of _fft_lanes in _unit: Numba links callees into
 # every caller and LLVM inlines them, so each extra call site costs seconds of cold compile.
 
-ROWS, COLS, ROWSFFT, OUT, SMALL = -1, 0, 1, 2, 3
+LEAD, ROWS, COLS, ROWSFFT, OUT, SMALL = -2, -1, 0, 1, 2, 3
 RFFT, IRFFT, CFFT, ICFFT = 0, 1, 2, 3       # transform kinds
 IN_PLACE, PAIRS, PACK = 0, 1, 2             # where the first FFT stage reads (_fft_lanes)
 # Complex elements of one lane-FFT chunk: 512 KiB float32, 1 MiB float64 (L2). Measured on
@@ -403,11 +403,15 @@ def _views(wa, wq, la, lq):
 @kernel
 def _unit(kind, mode, lo, hi, b, ntmin, xa, ra, es, oa, olen, ip, tw, meta, s, wa, wq,
           claim):
-    """Transform `kind` of rows lo..hi-1 (mode ROWS), or tasks lo..hi-1 of phase `mode` of
-    row b, the phase split into at least ntmin tasks (see _phase_tasks). In mode ROWS with
-    a non-empty `claim` ([0, m] at first), every call on [lo, hi) takes its rows m at a
+    """Transform `kind` of rows lo..hi-1 (mode ROWS or LEAD), or tasks lo..hi-1 of phase
+    `mode` of row b, the phase split into at least ntmin tasks (see _phase_tasks). With a
+    non-empty `claim` ([0, m, 0, 0] at first), every call on [lo, hi) takes its rows m at a
     time (m lane blocks of short rows) from the shared counter claim[0], so the threads
-    running it share the rows whenever each starts. Input row b starts
+    running it share the rows whenever each starts, and counts the rows it finished in
+    claim[2]. The caller's call (mode LEAD) then waits, polling, until all rows are done
+    and sets claim[3]; the helpers' calls (ROWS) poll, for at most HELPER_POLLS, until
+    claim[3] is set: the caller returns to Python first and does not wait for a helper
+    to hand the GIL over (see _launch). Input row b starts
     at x[roffs[b]] (x, roffs = xa, ra), elements es apart; output row b at out[b*olen]
     (out = oa, contiguous), the result times s.
 
@@ -433,6 +437,9 @@ def _unit(kind, mode, lo, hi, b, ntmin, xa, ra, es, oa, olen, ip, tw, meta, s, w
     swap = kind == IRFFT or kind == ICFFT
     fused = es == (2 if kind == IRFFT else 1)   # contiguous input: see _fft_lanes's src
     sout = 1.0 if kind == IRFFT else s      # irfft scales while packing
+    lead = mode == LEAD
+    if lead:
+        mode = ROWS
     if mode == ROWS:
         b, b1 = lo, hi
         p0, p1 = (COLS, OUT + 1) if rowwise else (SMALL, SMALL + 1)
@@ -443,10 +450,12 @@ def _unit(kind, mode, lo, hi, b, ntmin, xa, ra, es, oa, olen, ip, tw, meta, s, w
     dynamic = mode == ROWS and claim.shape[0] > 0
     per = claim[1] if dynamic else b1 - b     # rows per claim, in units of step
     rb = rend = b
+    done = 0
     while True:
         if rb >= rend:          # the next rows: claimed, or all of them in order
             rb = b + step * per * _fetch_add(claim, 0, 1) if dynamic else rend
             rend = min(b1, rb + step * per)
+            done += max(0, rend - rb)
         if rb >= b1:
             break
         for phase in range(p0, p1):
@@ -513,6 +522,18 @@ def _unit(kind, mode, lo, hi, b, ntmin, xa, ra, es, oa, olen, ip, tw, meta, s, w
                 elif w < n1:
                     _copy_lanes(are, aim, w, 0, qre, qim, n1, lo, n2, w)
         rb += step
+    if dynamic:
+        _fetch_add(claim, 2, done)
+        if lead:
+            while _fetch_add(claim, 2, 0) < b1 - b:     # the helpers' last rows
+                pass
+            _fetch_add(claim, 3, 1)
+        else:
+            left = HELPER_POLLS
+            while left > 0 and not _fetch_add(claim, 3, 0):
+                left -= 1
+            for _ in range(min(left, HELPER_POLLS >> 6)):    # the caller takes the GIL
+                _fetch_add(claim, 2, 0)
 
 
 # ----------------------------------------------------------------------------------------
@@ -523,6 +544,7 @@ PAR_MIN_WORK = gates.FFT_THREADS_MIN  # measured: flexarray/_engines/gates.py
 BIG_MIN_NC = gates.FFT_SPLIT_ROW_MIN  # measured: flexarray/_engines/gates.py
 PIECES_PER_THREAD = 4    # tasks of a split row's phase per thread
 CLAIMS_PER_THREAD = 16   # claims of rows per thread (see _launch)
+HELPER_POLLS = 1 << 16   # a helper's polls for the caller to leave (~20-40 ns each, see _unit)
 _NO_CLAIM = np.zeros(0, np.int64)    # _unit without a row counter: rows lo..hi-1 in order
 
 
@@ -614,13 +636,17 @@ def _launch(kind, flat, offs, es, out, olen, nc, dtype, scale):
         return
     if not (pl.rowwise and nc >= BIG_MIN_NC and nrows < nthreads):
         units = (nrows + _nlanes(dtype) - 1) // _nlanes(dtype) if not pl.rowwise else nrows
-        claim = np.array([0, max(1, units // (nthreads * CLAIMS_PER_THREAD))], np.int64)
+        claim = np.array([0, max(1, units // (nthreads * CLAIMS_PER_THREAD)), 0, 0],
+                         np.int64)
+        caller = threading.get_ident()
 
         def rows(_):
             w = workspace(pl)
-            _unit(kind, ROWS, 0, nrows, 0, 1, *args, w, w, claim)
+            role = LEAD if threading.get_ident() == caller else ROWS
+            _unit(kind, role, 0, nrows, 0, 1, *args, w, w, claim)
 
-        _threads.run_items(rows, range(nthreads), nthreads, pin=False)  # a call per thread
+        # a call per thread; the caller's returns when all rows are done (see _unit)
+        _threads.run_items(rows, range(nthreads), nthreads, pin=False, wait=False)
         return
     shared = workspace(pl)
     ntmin = PIECES_PER_THREAD * nthreads
