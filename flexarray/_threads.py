@@ -136,13 +136,18 @@ class _Job:
                 self.active -= 1
                 if not self.active:
                     self.idle.notify_all()
+                    if not self.open:       # the caller did not wait (finish)
+                        self.fn = self.it = None
 
-    def finish(self):
-        """The caller, after its own drain: close the job, wait for the helpers in it."""
+    def finish(self, wait=True):
+        """The caller, after its own drain: close the job, wait for the helpers in it
+        (`wait` False: only close it; the last helper to leave drops it)."""
         with self.lock:
             self.open = False
-            while self.active:
+            while self.active and wait:
                 self.idle.wait()
+            if self.active:
+                return
         # a helper that wakes late still finds this job in the pool's queue: drop what it
         # references (results under construction: memory the result pool must get back)
         self.fn = self.it = None
@@ -254,7 +259,7 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-def run_items(fn, items, nthreads=None, pin=True):
+def run_items(fn, items, nthreads=None, pin=True, wait=True):
     """Call ``fn(item)`` for every item, on up to ``nthreads`` threads (default: all),
     the caller included; inline when there is one item or one thread, or when
     :func:`runs_inline`. Where threads other than the main one use the pool
@@ -265,7 +270,12 @@ def run_items(fn, items, nthreads=None, pin=True):
     raised here. ``pin``: the caller runs on the pool's first CPU meanwhile
     (:class:`_Pinned`; nn's calls); :func:`run_split` leaves the caller free, as the core
     kernels' calls always did (measured without a clear win either way for them on the
-    busy 2-core machine)."""
+    busy 2-core machine). ``wait`` False: return once the items are all taken and the
+    caller's own are done, without waiting for helpers still inside ``fn`` (their
+    exceptions are lost): for a kernel that itself waits until all the work is done, as
+    the real FFT's does. A helper that leaves its kernel after the caller needs the GIL,
+    and handing it over and waking the caller again cost ~60-80 us here (a sleeping
+    thread's idle vCPU is slow to wake)."""
     global _running
     items = list(items)
     nw = NTHREADS if nthreads is None else max(1, min(nthreads, NTHREADS))
@@ -282,7 +292,7 @@ def run_items(fn, items, nthreads=None, pin=True):
             job = _Job(fn, items)
             _get_pool().post(job, min(nw, len(items)) - 1)
             job.drain()
-            job.finish()
+            job.finish(wait)
     finally:
         with _lock:
             _running -= 1

@@ -122,14 +122,23 @@ _KERNEL_MIN_N = {np.dtype(t): m for ts, m in (((np.float32, np.complex64), gates
                  for t in ts}  # measured: flexarray/_engines/gates.py
 
 
+_kernels = None  # flexarray._kernels.fft.rfft, imported on first use (it imports Numba)
+
+
+def _kernel_module():
+    global _kernels
+    if _kernels is None:
+        from ._kernels.fft import rfft
+        _kernels = rfft
+    return _kernels
+
+
 def _rfft_kernel(a, n, axis, norm):
-    from ._kernels.fft import rfft as rfft_kernels
-    return rfft_kernels.rfft(a, n, axis, norm)
+    return (_kernels or _kernel_module()).rfft(a, n, axis, norm)
 
 
 def _irfft_kernel(a, n, axis, norm):
-    from ._kernels.fft import rfft as rfft_kernels
-    return rfft_kernels.irfft(a, n, axis, norm)
+    return (_kernels or _kernel_module()).irfft(a, n, axis, norm)
 
 
 def _hfft_kernel(a, n, axis, norm):

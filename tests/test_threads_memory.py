@@ -168,6 +168,44 @@ def test_concurrent_callers_share_the_threads(monkeypatch):
         assert len(threads_used(0, 2, meet=True)) == 2  # alone: a helper joins
 
 
+def test_run_items_without_waiting_for_the_helpers(monkeypatch):
+    """wait=False: the caller returns once its own items are done and the job is closed;
+    a helper still inside fn finishes it, and the last helper out drops the job's
+    references (fn, items). Later calls use the pool as before."""
+    from flexarray import _threads
+    if not (_threads._get_pool().cpus and len(_threads._allowed_cpus()) >= 2):
+        pytest.skip("needs two CPUs for the pool")
+    monkeypatch.setattr(_threads, "NTHREADS", 2)
+    started, release, jobs = threading.Event(), threading.Event(), []
+    real_job = _threads._Job
+
+    def job(fn, items):
+        jobs.append(real_job(fn, items))
+        return jobs[-1]
+    monkeypatch.setattr(_threads, "_Job", job)
+
+    def item(i):
+        if threading.current_thread() is not threading.main_thread():
+            started.set()
+            release.wait(10)        # the helper stays inside fn after the caller is done
+
+    def caller_item(i):
+        item(i)
+        if threading.current_thread() is threading.main_thread():
+            started.wait(10)        # a helper has taken the other item
+    _threads.run_items(caller_item, range(2), 2, wait=False)
+    assert started.is_set() and jobs[-1].active == 1 and not jobs[-1].open
+    release.set()
+    for _ in range(1000):
+        if jobs[-1].fn is None:
+            break
+        time.sleep(0.01)
+    assert jobs[-1].active == 0 and jobs[-1].fn is None and jobs[-1].it is None
+    seen = []
+    _threads.run_items(seen.append, range(4), 2)
+    assert sorted(seen) == [0, 1, 2, 3]
+
+
 @pytest.mark.parametrize("given", [False, True])
 def test_other_threads_run_inline_unless_the_thread_count_was_given(given, monkeypatch):
     """The pool serves the main thread; a call from another thread (a Dask task) runs on

@@ -71,6 +71,17 @@ def _dft8(add, sub, mul, neg, h, xr, xi):
 
 
 
+def _dft_points(builder, npoints, xr, xi, dtype, vt):
+    """Forward DFT of npoints (2, 4 or 8) vectors: the (re, im) pairs of the outputs."""
+    add, sub = builder.fadd, builder.fsub
+    if npoints == 2:
+        return [(add(xr[0], xr[1]), add(xi[0], xi[1])), (sub(xr[0], xr[1]), sub(xi[0], xi[1]))]
+    if npoints == 4:
+        return _dft4(add, sub, xr, xi)
+    h = float(np.dtype(dtype.name).type(np.sqrt(0.5)))    # exact in the dtype
+    return _dft8(add, sub, builder.fmul, builder.fneg, ir.Constant(vt, [h] * vt.count), xr, xi)
+
+
 def _bfly_codegen(npoints, twiddled):
     """Codegen of an in-place radix-`npoints` (2, 4 or 8) DIT butterfly on one vector of
     lanes. Points sit at element offsets p0, p0+s, p0+2s, ... of re/im; twiddles
@@ -94,7 +105,6 @@ def _bfly_codegen(npoints, twiddled):
         ip = [vptr(idata, o) for o in offs]
         xr = [builder.load(p, align=align) for p in rp]
         xi = [builder.load(p, align=align) for p in ip]
-        add, sub, mul = builder.fadd, builder.fsub, builder.fmul
 
         if twiddled:
             zero32 = ir.Constant(ir.IntType(32), 0)
@@ -109,14 +119,7 @@ def _bfly_codegen(npoints, twiddled):
             for q in range(1, npoints):
                 xr[q], xi[q] = _cmul(builder, xr[q], xi[q], w[2 * q - 2], w[2 * q - 1])
 
-        if npoints == 2:
-            out = [(add(xr[0], xr[1]), add(xi[0], xi[1])),
-                   (sub(xr[0], xr[1]), sub(xi[0], xi[1]))]
-        elif npoints == 4:
-            out = _dft4(add, sub, xr, xi)
-        else:
-            h = float(np.dtype(re_t.dtype.name).type(np.sqrt(0.5)))    # exact in the dtype
-            out = _dft8(add, sub, mul, builder.fneg, ir.Constant(vt, [h] * nl), xr, xi)
+        out = _dft_points(builder, npoints, xr, xi, re_t.dtype, vt)
         for q in range(npoints):
             builder.store(out[q][0], rp[q], align=align)
             builder.store(out[q][1], ip[q], align=align)
@@ -336,16 +339,32 @@ def _load_pairs_body(V, x, src, dre, dim, dst):
     V.store(im, 3, dst)
 
 
-def _pack_pairs_body(V, x, pa, pb, wr, wi, j, sc, dre, dim, dst):
+def _pack_values(V, x, pa, pb, wr, wi, j, sc, first=None):
+    """Z[j .. j+nl-1] of the irfft packing (rfft._pack_complex) times sc, as (re, im)
+    vectors: X[j+v] from the float pairs at element pa of array argument x, X[nc-j-v]
+    from those at pb (pair nc-j-nl+1), the twiddles from array arguments wr, wi at j.
+    `first` (an i1, j == 0): lane 0 then takes only the real parts of X[0] and X[nc],
+    which gives Z[0] = (X0 + Xnc) + i (X0 - Xnc) with the same roundings as the scalar
+    fix-up of _pack_complex."""
     add, sub, mul = V.b.fadd, V.b.fsub, V.b.fmul
-    ar, ai = V.pairs(0, pa)
-    br, bi = V.pairs(0, pb, reverse=True)
-    vwr, vwi, s = V.load(3, j), V.load(4, j), V.splat(sc)
+    ar, ai = V.pairs(x, pa)
+    br, bi = V.pairs(x, pb, reverse=True)
+    if first is not None:
+        lane0 = V.b.insert_element(ir.Constant(ir.VectorType(ir.IntType(1), V.nl), None),
+                                   first, ir.Constant(ir.IntType(32), 0))
+        zero = ir.Constant(V.vt, None)
+        ai, bi = V.b.select(lane0, zero, ai), V.b.select(lane0, zero, bi)
+    vwr, vwi, s = V.load(wr, j), V.load(wi, j), V.splat(sc)
     dr, di = sub(ar, br), add(ai, bi)
     tr = _fma_ir(V.b, vwr, dr, mul(vwi, di))
     ti = _fma_ir(V.b, vwr, di, V.b.fneg(mul(vwi, dr)))
-    V.store(mul(s, sub(add(ar, br), ti)), 7, dst)
-    V.store(mul(s, add(sub(ai, bi), tr)), 8, dst)
+    return mul(s, sub(add(ar, br), ti)), mul(s, add(sub(ai, bi), tr))
+
+
+def _pack_pairs_body(V, x, pa, pb, wr, wi, j, sc, dre, dim, dst):
+    re, im = _pack_values(V, 0, pa, pb, 3, 4, j, sc)
+    V.store(re, 7, dst)
+    V.store(im, 8, dst)
 
 
 def _unpack_pairs_body(V, qre, qim, ka, kb, wr, wi, h, out, o, o2):
@@ -392,6 +411,86 @@ def _unpack_pairs(typingctx, qre, qim, ka, kb, wr, wi, h, out, o, o2):
 def _store_pairs(typingctx, qre, qim, k, sc, out, o):
     """out[o + 2v], out[o + 2v + 1] = sc * qre[k + v], sc * qim[k + v] for the nl lanes."""
     return _vec_sig("aausau", _store_pairs_body, qre, qim, k, sc, out, o)
+
+
+# ----------------------------------------------------------------------------------------
+# first butterfly stage straight from the input
+#
+# The six-step's column FFTs began with a pass that gathered the chunk into the lane block
+# (rfft: de-interleave x; irfft: pack X) and a first, twiddle-free stage that read it
+# back. These intrinsics do both in one: each point of the butterfly is loaded (or
+# packed) from the input and only the butterfly's outputs are stored.
+
+def _prefetch(builder, ptr):
+    """Prefetch the cache line at ptr into L2 (llvm.prefetch, read, locality 2: prefetcht1)."""
+    i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+    mod = builder.module
+    f = mod.globals.get("llvm.prefetch.p0") or ir.Function(
+        mod, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]), "llvm.prefetch.p0")
+    builder.call(f, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0), ir.Constant(i32, 2),
+                     ir.Constant(i32, 1)])
+
+
+def _first_codegen(npoints, pack):
+    """Codegen of _bfly{2,4,8}_first_{pairs,pack}: arguments (re, im, p0, s, x, xb, xn,
+    perm1, g, n2, col, swap, nc, wr, wi, sc) as in rfft._fft_lanes's first stage."""
+    def codegen(context, builder, sig, args):
+        V = _Vec(context, builder, sig, args)
+        b = builder
+        i64 = ir.IntType(64)
+        p0, s, xb, xn, g, n2, col, swap, nc = (args[i] for i in (2, 3, 5, 6, 8, 9, 10, 11, 12))
+
+        def prefetch(off):          # the same pairs of the next row (xn: its start)
+            for k in (0, V.nl):
+                _prefetch(b, V._ptr(4, b.add(b.sub(off, xb), xn), k))
+
+        xr, xi = [], []
+        for q in range(npoints):
+            row = b.load(b.gep(V.data[7], [b.add(g, ir.Constant(i64, q))]))
+            j = b.add(b.mul(row, n2), col)             # element j of z: row of perm1
+            pa = b.add(xb, b.shl(j, ir.Constant(i64, 1)))
+            prefetch(pa)
+            if pack:
+                jb = b.sub(b.sub(nc, j), ir.Constant(i64, V.nl - 1))
+                pb = b.add(xb, b.shl(jb, ir.Constant(i64, 1)))
+                prefetch(pb)
+                first = b.icmp_unsigned("==", j, ir.Constant(i64, 0))
+                re, im = _pack_values(V, 4, pa, pb, 13, 14, j, args[15], first)
+            else:
+                re, im = V.pairs(4, pa)
+            xr.append(b.select(swap, im, re))          # the inverse: (im, re) swapped
+            xi.append(b.select(swap, re, im))
+        out = _dft_points(b, npoints, xr, xi, sig.args[0].dtype, V.vt)
+        off = p0
+        for q in range(npoints):
+            V.store(out[q][0], 0, off)
+            V.store(out[q][1], 1, off)
+            off = b.add(off, s)
+        return context.get_dummy_value()
+    return codegen
+
+
+def _first_intrinsic(npoints, pack):
+    """The twiddle-free radix-`npoints` butterfly on the vector of lanes at p0 + {0..}*s
+    of re/im, point q loaded from the input rather than from re/im: lane v is element
+    j = perm1[g+q]*n2 + col + v of z, read as the float pair at x[xb + 2j] (`pack` False:
+    rfft/cfft, contiguous input) or packed from the half spectrum at x[xb..] as
+    rfft._pack_complex does (`pack` True: irfft; nc, twiddles wr/wi, scale sc); `swap`
+    stores (im, re) for the inverse transform. The same input lines of the row at xn are
+    prefetched into L2."""
+    def typer(typingctx, re, im, p0, s, x, xb, xn, perm1, g, n2, col, swap, nc, wr, wi, sc):
+        u64 = types.uint64
+        sig = types.void(re, im, u64, u64, x, u64, u64, perm1, u64, u64, u64, types.boolean,
+                         u64, wr, wi, re.dtype)
+        return sig, _first_codegen(npoints, pack)
+    typer.__name__ = f"_bfly{npoints}_first_{'pack' if pack else 'pairs'}"
+    return intrinsic(typer)
+
+
+_bfly2_first_pairs, _bfly4_first_pairs, _bfly8_first_pairs = (
+    _first_intrinsic(L, False) for L in (2, 4, 8))
+_bfly2_first_pack, _bfly4_first_pack, _bfly8_first_pack = (
+    _first_intrinsic(L, True) for L in (2, 4, 8))
 
 
 @intrinsic
