@@ -16,9 +16,12 @@ along its longer side. Mid-size BLAS and LAPACK calls run single-threaded, where
 threads gain little (:func:`threads_for`, :func:`lapack_threads`); the larger ones and
 matrix-vector products (memory-bound) go to OpenBLAS's threads, noted for their spin.
 Without threadpoolctl, which sets BLAS's thread count, every call goes to OpenBLAS as it
-is. The gates are in ``gates.py`` ("BLAS's own threads", "Matrix products").
+is. Thin products (a linear model's few outputs) stay out of OpenBLAS's threads where they
+can: SciPy's OpenBLAS, a second library with threads of its own, slows them beside it.
+The gates are in ``gates.py`` ("BLAS's own threads", "Matrix products").
 """
 import contextlib
+import sys
 import threading
 
 import numpy as np
@@ -88,13 +91,22 @@ _DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 PIECES_PER_THREAD = 2
 _THREADED_MIN = gates.BLAS_THREADED_MIN_MACS
 _SINGLE_MAX = gates.BLAS_SINGLE_THREAD_MAX_MACS
+_THIN_MAX = gates.MATMUL_THIN_MAX
+
+
+def _two_blas_pools():
+    """Whether SciPy's own OpenBLAS (loaded with ``scipy.linalg``, which
+    ``scipy.optimize`` and scikit-learn import) runs beside NumPy's: two thread pools
+    that slow each other (``gates.MATMUL_THIN_MAX``)."""
+    return "scipy.linalg" in sys.modules
 
 
 def matmul(a, b, out=None):
     """``np.matmul(a, b, out=out)`` for NumPy operands of one dtype: on the pool when a
     2-D product of real floats has a long inner dimension (the gates
-    ``MATMUL_SPLIT_K_*``) or a large shallow result (``MATMUL_SPLIT_MN_*``), else in the
-    threads :func:`threads_for` gives its size."""
+    ``MATMUL_SPLIT_K_*``), a large shallow result (``MATMUL_SPLIT_MN_*``) or a thin
+    one with contiguous rows (``MATMUL_THIN_MAX``); a thin short result single-threaded
+    beside SciPy's BLAS; else in the threads :func:`threads_for` gives its size."""
     if a.ndim == 2 and b.ndim == 2 and a.dtype in _DTYPES and b.dtype == a.dtype and \
             _threads.NTHREADS > 1:
         (m, k), n = a.shape, b.shape[1]
@@ -103,6 +115,12 @@ def matmul(a, b, out=None):
         shallow = k <= _SPLIT_MN_MAX_K and m * n * a.itemsize >= _SPLIT_MN_MIN_BYTES
         if (long_k or shallow) and not _threads.runs_inline() and blas_libs():
             return (_split_k if long_k else _split_mn)(a, b, out)
+        if min(m, n) <= _THIN_MAX and m * k * n >= _SINGLE_MAX and blas_libs():
+            if m > _THIN_MAX and a.strides[1] == a.itemsize and not _threads.runs_inline():
+                return _split_mn(a, b, out)  # rows of a on the pool
+            if _two_blas_pools():
+                with SingleThreadedBLAS():
+                    return np.matmul(a, b, out=out)
     # (a stack is one BLAS call per matrix: the multiply-adds of one)
     m, n = (a.shape[-2] if a.ndim > 1 else 1), (b.shape[-1] if b.ndim > 1 else 1)
     with threads_for(m * a.shape[-1] * n, vector=min(m, n) == 1):

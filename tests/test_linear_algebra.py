@@ -296,6 +296,39 @@ def test_large_shallow_results_split_over_threads(dtype, m, k, n, layout, pool_p
     check_product(r, a, b, r.dtype, np.matmul)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("two_pools", [True, False])
+def test_thin_products_stay_out_of_blas_threads(dtype, two_pools, pool_products, monkeypatch):
+    """A product with a few rows or columns (gates.MATMUL_THIN_MAX): a long result whose
+    rows are contiguous is cut along its rows on the pool; a short one (G^T X) runs with
+    BLAS on one thread where SciPy's OpenBLAS sits beside NumPy's, in BLAS's threads
+    otherwise; a long result of transposed rows (X^T y) is never cut. NumPy's values."""
+    from flexarray import _blas
+    libs = _blas.blas_libs()
+    monkeypatch.setattr(_blas, "_SINGLE_MAX", 64)
+    monkeypatch.setattr(_blas, "_THIN_MAX", 3)
+    monkeypatch.setattr(_blas, "_two_blas_pools", lambda: two_pools)
+    seen = []
+    real = np.matmul
+    monkeypatch.setattr(np, "matmul", lambda *a, **k: seen.append(
+        max(lib.get_num_threads() for lib in libs)) or real(*a, **k))
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal((60, 8)).astype(dtype)
+    w = rng.standard_normal((3, 8)).astype(dtype)
+    g = rng.standard_normal((60, 3)).astype(dtype)
+    r = xp.matmul(fx(x), fx(w).mT)                   # X W^T: 60 x 3, rows on the pool
+    assert [c[0] for c in pool_products] == ["mn"], "the rows were not cut"
+    check_product(r, x, w.T, r.dtype, real)
+    del seen[:]
+    r = xp.matmul(fx(g).mT, fx(x))                   # G^T X: 3 x 8
+    check_product(r, g.T, x, r.dtype, real)
+    r = xp.matmul(fx(x).mT, fx(g))                   # X^T G: 8 x 3, transposed rows
+    check_product(r, x.T, g, r.dtype, real)
+    assert [c[0] for c in pool_products] == ["mn"], "a product of transposed rows was cut"
+    if max(lib.get_num_threads() for lib in libs) > 1:
+        assert (seen == [1, 1]) if two_pools else (min(seen) > 1), seen
+
+
 def test_products_stay_whole_without_blas_control(pool_products, monkeypatch):
     """Without threadpoolctl BLAS keeps its threads: splitting would oversubscribe the
     cores, so the products stay one BLAS call each."""

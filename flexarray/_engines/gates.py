@@ -370,6 +370,31 @@ MATMUL_SPLIT_K_ASPECT = 8
 MATMUL_SPLIT_MN_MAX_K = 128
 MATMUL_SPLIT_MN_MIN_BYTES = 1 << 22
 
+# A 2-D product of real floats with at most this many rows or columns (X w, X W^T and
+# G^T X of a linear model with a few outputs: memory-bound) and at least
+# BLAS_SINGLE_THREAD_MAX_MACS multiply-adds stays out of OpenBLAS's threads where it can
+# (_blas.matmul): a long result whose rows are contiguous is cut along its rows on the
+# pool, each piece single-threaded BLAS; a short result (G^T X) runs single-threaded where
+# SciPy's OpenBLAS is loaded beside NumPy's (_blas._two_blas_pools). Two OpenBLAS
+# libraries (scipy.optimize's L-BFGS-B and scipy.linalg use SciPy's) each keep their own
+# threads, and the threads one leaves waiting after its calls hold a core while the
+# other's threaded call waits for its partner thread: in LogisticRegression(lbfgs).fit at
+# 50,000 x 64 (3 classes; 56 products of each kind) X W^T took 1.5 or 5.3 ms a call and
+# G^T X 0.8, 4.6 or 70-100 ms, against 1.4 and 0.8 alone. LogisticRegression.fit.proba, s,
+# 4 calls each: OpenBLAS's threads 1.02-1.34, rows on the pool alone 1.06-1.34, this rule
+# 0.41-0.45 (NumPy's own path pays the same contention: 0.82-1.03; 0.26 with SciPy's
+# OpenBLAS on one thread). Real work at 50,000 x 64 (3 rounds, flexarray / NumPy, before
+# -> after): LogisticRegression 1.36 -> 0.45, Nystroem 0.78 -> 0.28, GaussianMixture
+# 0.50 -> 0.35, PCA(covariance_eigh) 1.06 -> 0.66; the rest within noise. Alone (warm
+# loop, separate processes, ms, this rule / OpenBLAS's threads): 50,000 x 64 @ 64 x 3
+# 1.09-1.25 / 1.41-1.44, @ 64 x 8 1.08-1.19 / 1.46-1.48, 200,000 x 10 @ 10 x 3 0.61 /
+# 0.58-0.62; the short result loses alone, 3 x 50,000 @ 50,000 x 64 1.6-2.1 / 0.71 (a
+# slice of k per thread did not run in parallel: 1.26; a Numba outer-product kernel
+# took 0.99), which is why it stays threaded without SciPy's BLAS. Cutting a result of
+# transposed rows (X^T y) along its rows reads every cache line twice: 4.5 ms against 0.7 in
+# BLAS's threads (3 x 50,000 x 64).
+# (used by _blas.matmul)
+MATMUL_THIN_MAX = 16
 
 # --- Factorizations -------------------------------------------------------------------
 # The reduced SVD (and svdvals) of one matrix at least this many times taller than wide
