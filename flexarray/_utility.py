@@ -5,30 +5,34 @@ import builtins
 
 import numpy as np
 
-from . import _dtypes as _dt
+from . import _dtypes as _dt, _statistical
 from ._array import Array, wrap
 from ._helpers import cast_result, check_array, check_int, normalize_axis, reduction_axes
 
 __all__ = ["all", "any", "diff"]
 
 _F32 = np.dtype(np.float32)
+_U8 = np.dtype(np.uint8)
 
 
 def all(x, /, *, axis=None, keepdims=False):
     """Whether every element over ``axis`` is true (nonzero; NaN counts as true). The empty
     reduction is True. Returns a bool array (0-d for a full reduction)."""
-    return _truth(np.logical_and, "all", x, axis, keepdims)
+    return _truth(np.logical_and, "min", "all", x, axis, keepdims)
 
 
 def any(x, /, *, axis=None, keepdims=False):
     """Whether any element over ``axis`` is true (nonzero; NaN counts as true). The empty
     reduction is False."""
-    return _truth(np.logical_or, "any", x, axis, keepdims)
+    return _truth(np.logical_or, "max", "any", x, axis, keepdims)
 
 
-def _truth(ufunc, func, x, axis, keepdims):
+def _truth(ufunc, byte_op, func, x, axis, keepdims):
     """``all``/``any``: the logical ufunc's reduce in bool, as ``np.all``/``np.any`` compute
-    it (without their ~1.5 us of Python)."""
+    it (without their ~1.5 us of Python). Over one outer axis of a bool array (sklearn's
+    ``all(isnan(X), axis=0)``), the bytes' min/max (``byte_op``) instead, which the
+    reductions' row folds and threads take (50,000 x 64: 0.69 -> 0.32 ms, 50,000 x 3:
+    0.46 -> 0.02 ms; along the innermost axis NumPy's logical reduce is faster)."""
     if axis is None and keepdims is False and type(x) is Array:  # (~1-2 us less)
         a = x._arr
         if a.ndim == 0:  # one element: its truth (NaN is true)
@@ -36,6 +40,10 @@ def _truth(ufunc, func, x, axis, keepdims):
         return wrap(np.asarray(ufunc.reduce(a, None, np.bool_)))
     axes = reduction_axes(func, x, axis, keepdims)
     a = x._arr
+    if (x._dtype is _dt.bool and len(axes) == 1 and a.ndim > 1 and a.shape[axes[0]] > 1
+            and abs(a.strides[axes[0]]) > 1):  # 0/1 bytes: min is all, max is any
+        r = _statistical.reduce_np(byte_op, a.view(np.uint8), axes, _U8, keepdims)
+        return wrap(r.view(np.bool_))
     r = ufunc.reduce(a, None if len(axes) == a.ndim else axes, np.bool_, None, keepdims)
     return wrap(np.asarray(r))
 

@@ -21,6 +21,26 @@ def test_all_any_against_numpy(name, data):
     assert_bits(r, np.asarray(ref))
 
 
+@pytest.mark.parametrize("name", ["all", "any"])
+@pytest.mark.parametrize("shape,layout", [((50_000, 3), "C"), ((3000, 64), "C"),
+                                          ((3000, 64), "reversed"), ((64, 3000), "T"),
+                                          ((40, 50, 30), "C")])
+def test_all_any_of_large_bool_arrays_along_each_axis(name, shape, layout):
+    """Along an outer axis a bool array reduces as bytes (min is all, max is any), through
+    the reductions' row folds and threads: NumPy's answer, with all-true and all-false
+    lines, on views."""
+    rng = np.random.default_rng(21)
+    v = rng.random(shape) < (0.999 if name == "all" else 0.001)
+    v[..., 0] = name == "all"  # a line that is all true (all) or all false (any)
+    v = {"C": v, "reversed": v[::-1], "T": v.T}[layout]
+    x = fx(v) if layout == "C" else {"reversed": xp.flip(fx(v[::-1]), axis=0),
+                                     "T": fx(v.T).mT}[layout]
+    for axis in range(v.ndim):
+        for keepdims in (False, True):
+            r = getattr(xp, name)(x, axis=axis, keepdims=keepdims)
+            assert_bits(r, getattr(np, name)(v, axis=axis, keepdims=keepdims))
+
+
 def test_all_any_empty_and_zero_d():
     assert bool(xp.all(xp.zeros((0,)))) is True
     assert bool(xp.any(xp.zeros((0,)))) is False
