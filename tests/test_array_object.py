@@ -90,6 +90,28 @@ def test_indexing_errors():
         x[0] = xp.asarray([1j, 2j, 3j, 4j])
 
 
+@pytest.mark.parametrize("key", [(1, 2), 1, slice(0, 2), (slice(None), 2)])
+def test_setitem_of_arrays_stores_only_same_kind_values_every_time(key):
+    """The dtype pairs __setitem__ has accepted are remembered (its fast path); a rejected
+    pair stays rejected however often it comes, and accepted ones store NumPy's values."""
+    x = xp.zeros((3, 4), dtype=xp.float32)
+    e = np.zeros((3, 4), np.float32)
+    for value, ok in [(xp.asarray(2.5, dtype=xp.float64), True),
+                      (xp.asarray(3, dtype=xp.int8), True),
+                      (xp.asarray(1j), False), (xp.asarray(True), True),
+                      (xp.asarray(7.25, dtype=xp.float32), True)] * 2:
+        if ok:
+            x[key] = value
+            e[key] = np.asarray(value)
+        else:
+            with pytest.raises(TypeError, match="cannot store complex128"):
+                x[key] = value
+        np.testing.assert_array_equal(to_np(x), e)
+    i = xp.zeros(3, dtype=xp.int16)
+    with pytest.raises(TypeError, match="cannot store float64"):
+        i[0] = xp.asarray(2.5)  # (float64 into float32 was accepted above: not into int)
+
+
 BINARY_OPS = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor",
               "lshift", "rshift"]
 
