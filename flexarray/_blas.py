@@ -115,7 +115,8 @@ def matmul(a, b, out=None):
         shallow = k <= _SPLIT_MN_MAX_K and m * n * a.itemsize >= _SPLIT_MN_MIN_BYTES
         if (long_k or shallow) and not _threads.runs_inline() and blas_libs():
             return (_split_k if long_k else _split_mn)(a, b, out)
-        if min(m, n) <= _THIN_MAX and m * k * n >= _SINGLE_MAX and blas_libs():
+        if min(m, n) <= _THIN_MAX and m * k * n >= _SINGLE_MAX and blas_libs() and \
+                not _threads.off_the_pool():  # (there BLAS's thread count is left alone)
             if m > _THIN_MAX and a.strides[1] == a.itemsize and not _threads.runs_inline():
                 return _split_mn(a, b, out)  # rows of a on the pool
             if _two_blas_pools():

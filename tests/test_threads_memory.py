@@ -302,6 +302,8 @@ def test_mid_size_blas_calls_run_single_threaded(monkeypatch):
         monkeypatch.setattr(lib, "set_num_threads", lambda n, real=lib.set_num_threads:
                             sets.append(n) or real(n))
     run_threads(lambda k: xp.matmul(_normal(120, 120), _normal(120, 120)), 1)
+    monkeypatch.setattr(_blas, "_two_blas_pools", lambda: True)
+    run_threads(lambda k: xp.matmul(_normal(50_000, 3).mT, _normal(50_000, 64)), 1)  # thin
     assert not sets, sets
     xp.matmul(_normal(120, 120), _normal(120, 120))  # (and on the main thread it is set)
     assert sets, "the spy saw no call"
