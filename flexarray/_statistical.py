@@ -113,14 +113,24 @@ def reduce_np(op: str, a: np.ndarray, axes: tuple, acc, keepdims: bool = False):
         return f.reduce(a, axes, acc, None, keepdims)
 
 
+_FOLD_MINMAX = gates.SHORT_AXIS_FOLD_MAX_MINMAX
+_FOLD_MINMAX_CACHED = gates.SHORT_AXIS_FOLD_MAX_MINMAX_CACHED
+_FOLD_CACHED_SIZE = gates.SHORT_AXIS_FOLD_CACHED_MAX_SIZE
+
+
 def _fold_short_axis(f, op, a, axes, acc, keepdims):
     """``op`` over one short innermost axis as a fold of its slices with the ufunc ``f``
-    (``gates.SHORT_AXIS_FOLD_MAX``: NumPy's own bits, ~10-35x faster); None otherwise."""
+    (``gates.SHORT_AXIS_FOLD_MAX``: NumPy's own bits, ~10-35x faster; max and min up to
+    ``SHORT_AXIS_FOLD_MAX_MINMAX[_CACHED]``); None otherwise."""
     if len(axes) != 1:
         return None
     ax = axes[0]
     k = a.shape[ax]
-    if not 2 <= k <= gates.SHORT_AXIS_FOLD_MAX or a.size < k * gates.SHORT_AXIS_FOLD_MIN_OUT:
+    if op in ("max", "min"):
+        most = _FOLD_MINMAX if a.size > _FOLD_CACHED_SIZE else _FOLD_MINMAX_CACHED
+    else:
+        most = gates.SHORT_AXIS_FOLD_MAX
+    if not 2 <= k <= most or a.size < k * gates.SHORT_AXIS_FOLD_MIN_OUT:
         return None
     if op in ("sum", "prod") and np.dtype(acc) != a.dtype:
         return None
