@@ -124,7 +124,7 @@ REDUCE_OVERLAP_THREADS_MIN = 1 << 22
 # costs ~12 ns per output there (50000 x 3 float64: sum 603 us, max 1677 us; the fold
 # 48 us). Up to 7 elements NumPy adds sequentially, so the fold gives its bits exactly (from
 # 8 it sums pairwise); from 256 outputs the fold is faster (256 x 3: 3.7 us -> 1.2 us).
-# (used by _statistical.reduce_np)
+# (used by _reductions.reduce_np)
 SHORT_AXIS_FOLD_MAX = 7
 SHORT_AXIS_FOLD_MIN_OUT = 256
 # max and min have no rounding, so their fold gives NumPy's values for longer axes too
@@ -133,7 +133,7 @@ SHORT_AXIS_FOLD_MIN_OUT = 256
 # 2,000 x 20 0.067 / 0.026, 2,000 x 10 0.056 / 0.013; fold / NumPy by elements and k:
 # 2^16 k 16 0.22, 32 0.47, 48 0.71; 2^18 k 16 0.33, 32 0.42, 48 0.55; 2^21 (16 MB, from
 # memory: each slice reads every cache line) k 16 0.77, 24 0.84, 32 1.13, 48 1.61.
-# (used by _statistical._fold_short_axis)
+# (used by _reductions._fold_short_axis)
 SHORT_AXIS_FOLD_MAX_MINMAX = 16
 SHORT_AXIS_FOLD_MAX_MINMAX_CACHED = 48  # for arrays of at most ...
 SHORT_AXIS_FOLD_CACHED_MAX_SIZE = 1 << 18  # ... elements
@@ -143,7 +143,7 @@ SHORT_AXIS_FOLD_CACHED_MAX_SIZE = 1 << 18  # ... elements
 # halves with the binary ufunc. NumPy time / fold time, float64 sum (max): 2000 x 3 2.0
 # (2.8), 2000 x 20 1.7 (2.2), 2000 x 64 1.0 (1.4), 50000 x 3 12 (17), 100000 x 8 3.0
 # (4.6); 200 x 20 0.5 (0.65), 1000 x 1000 0.44, 50000 x 64 0.7 (0.9).
-# (used by _statistical.reduce_np)
+# (used by _reductions.reduce_np)
 ROW_FOLD_MIN_ROWS = 1024
 ROW_FOLD_MAX_OUT = 32
 
@@ -151,7 +151,7 @@ ROW_FOLD_MAX_OUT = 32
 # many elements are cut along the outermost axis into pieces on the pool's threads (NumPy
 # releases the GIL). Sum over axis 0 of float64 (n, 64), NumPy time / split time, with the
 # other core busy (load 3-4): 512K elements 1.0, 1M 1.26, 2M 1.41, 3.2M 1.40, 4M 1.29.
-# (used by _statistical._reduce_split)
+# (used by _reductions._reduce_split)
 REDUCE_SPLIT_MIN = 1 << 20
 
 # argmax/argmin use the Numba kernels (``flexarray._kernels.reductions.argminmax``) from these sizes.
@@ -213,11 +213,18 @@ COPY_KERNEL_MIN = 1 << 16
 COPY_THREADS_MIN = 1 << 23
 
 # copy_of (asarray(x, copy=True), astype to the same dtype) makes a lazy copy from this many
-# bytes; below, a real copy costs less than the lazy copy's bookkeeping (~1.2 us): float64,
-# real / lazy: 10 elements 0.45 / 1.2 us, 1,000 0.58 / 1.21, 6,000 1.48 / 1.2, 40,000 7.05 /
-# 1.2.
+# bytes; below, a real copy costs less than the lazy copy's bookkeeping. Creating one:
+# float64, real / lazy: 10 elements 0.45 / 1.2 us, 1,000 0.58 / 1.21, 6,000 1.48 / 1.2,
+# 40,000 7.05 / 1.2. But a lazy copy that is written (check_array(copy=True) and the
+# copies in scikit-learn's and SciPy's code are made to be written) then pays its move,
+# ~5-6 us at every size: copy and x -= c, us, lazy / real: 16 KB 7.1 / 2.4, 46 KB 7.4 /
+# 2.9, 128 KB 8.7 / 4.3, 256 KB 11.6 / 6.9, 512 KB 17.8 / 12.3, 1 MB 35.2 / 29.1; copy and
+# x[mask] = 0: 46 KB 9.5 / 5.0, 256 KB 23.1 / 17.6, 512 KB 84 / 66. A copy never written,
+# lazy / real: 46 KB 1.0 / 1.5, 256 KB 1.0 / 3.4, 512 KB 1.0 / 6.8, 1 MB 1.0 / 18.9. From
+# 512 KB the two risks are even. (In scikit-learn's LogisticRegression loss at 2,000 x 3,
+# two lazy copies moved per iteration: 11 us each in the profile.)
 # (used by _array._LAZY_COPY_MIN)
-LAZY_COPY_MIN_BYTES = 1 << 14
+LAZY_COPY_MIN_BYTES = 1 << 19
 
 # result elements from which ``take`` uses the gather kernel (a Numba call costs ~2 us),
 # for gathers of single elements only: rows of more than one element go to np.take, which
