@@ -461,9 +461,15 @@ BLUESTEIN_MIN_FACTOR = 251
 # (bench/bench_fft.py --grid: np.fft time / kernel time over 1-256 rows, 2 threads, the
 # range over batch sizes): float64 n=256 0.36-0.63, n=1024 0.75-1.27, n=2048 1.08-2.12;
 # float32 n=512 rfft 0.81-1.74 / irfft 0.63-0.74, n=1024 0.76-2.48, n=4096 1.48-7.96.
+# That was the Intel Xeon machine kind; on the AMD EPYC (Zen 4) kind the project runs on
+# since (2026-11-27, the same grid, 1-256 rows): float64 n=512 rfft 0.86-1.73 / irfft
+# 0.81-1.84 (losing at 1-4 rows), n=1024 1.08-2.11 / 1.01-2.87, n=2048 1.57-2.95 /
+# 1.42-3.68; float32 n=512 rfft 1.03-2.74 / irfft 0.79-1.70, n=1024 1.31-4.85 / 0.97-2.87.
+# So float64 from 1024 too (1024 x 1024 rfft/irfft: 0.89 / 0.92 ms through pocketfft, 0.59
+# / 0.63 through the kernel).
 # (used by fft._KERNEL_MIN_N)
 FFT_KERNEL_MIN_N_F32 = 1024
-FFT_KERNEL_MIN_N_F64 = 2048
+FFT_KERNEL_MIN_N_F64 = 1024
 
 
 # --- nn -------------------------------------------------------------------------------
