@@ -57,8 +57,9 @@ _FOLD_CACHED_SIZE = gates.SHORT_AXIS_FOLD_CACHED_MAX_SIZE
 
 def _fold_short_axis(f, op, a, axes, acc, keepdims):
     """``op`` over one short innermost axis as a fold of its slices with the ufunc ``f``
-    (``gates.SHORT_AXIS_FOLD_MAX``: NumPy's own bits, ~10-35x faster; max and min up to
-    ``SHORT_AXIS_FOLD_MAX_MINMAX[_CACHED]``); None otherwise."""
+    (``gates.SHORT_AXIS_FOLD_MAX``: NumPy's own bits, ~10-35x faster; max and min, which
+    do not round, up to ``SHORT_AXIS_FOLD_MAX_MINMAX[_CACHED]``: NumPy's values, though
+    where +0 and -0 tie the sign may be the other one); None otherwise."""
     if len(axes) != 1:
         return None
     ax = axes[0]

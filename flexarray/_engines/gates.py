@@ -401,8 +401,9 @@ MATMUL_SPLIT_MN_MIN_BYTES = 1 << 22
 # 4 calls each: OpenBLAS's threads 1.02-1.34, rows on the pool alone 1.06-1.34, this rule
 # 0.41-0.45 (NumPy's own path pays the same contention: 0.82-1.03; 0.26 with SciPy's
 # OpenBLAS on one thread). Real work at 50,000 x 64 (3 rounds, flexarray / NumPy, before
-# -> after): LogisticRegression 1.36 -> 0.45, Nystroem 0.78 -> 0.28, GaussianMixture
-# 0.50 -> 0.35, PCA(covariance_eigh) 1.06 -> 0.66; the rest within noise. Alone (warm
+# -> after): LogisticRegression 1.36 -> 0.45, GaussianMixture 0.50 -> 0.35,
+# PCA(covariance_eigh) 1.06 -> 0.66 (Nystroem 0.78 -> 0.28-0.86 over three runs); the rest
+# within noise. Alone (warm
 # loop, separate processes, ms, this rule / OpenBLAS's threads): 50,000 x 64 @ 64 x 3
 # 1.09-1.25 / 1.41-1.44, @ 64 x 8 1.08-1.19 / 1.46-1.48, 200,000 x 10 @ 10 x 3 0.61 /
 # 0.58-0.62; the short result loses alone, 3 x 50,000 @ 50,000 x 64 1.6-2.1 / 0.71 (a
