@@ -3,8 +3,8 @@
 Indices are bounds-checked here, in the frontend (IndexError naming the bad index), and
 negative indices count from the end. ``take`` of single elements (along the last axis of a
 C-contiguous array) gathers with the Numba kernel of ``flexarray._kernels.copy.gather``
-from ``GATHER_MIN`` elements (1.3x ``np.take`` on one thread with ``x`` in cache, 1.0x on
-random reads of DRAM, plus the second core); whole rows (``take(x, idx, axis=0)`` of a 2-D
+from ``GATHER_MIN_BYTES`` of result (where its second thread wins; NumPy's take is the
+faster below, gates.py); whole rows (``take(x, idx, axis=0)`` of a 2-D
 ``x``), other layouts and ``take_along_axis`` use NumPy's gathers (gates.py, Copies).
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ._engines import gates
 
 __all__ = ["take", "take_along_axis"]
 
-GATHER_MIN = gates.GATHER_KERNEL_MIN  # measured: flexarray/_engines/gates.py
+GATHER_MIN_BYTES = gates.GATHER_KERNEL_MIN_BYTES  # measured: flexarray/_engines/gates.py
 
 
 
@@ -65,14 +65,15 @@ def take(x, indices, /, *, axis=None):
         ax = normalize_axis(axis, x.ndim, "take")
     a = x._arr
     shape = a.shape[:ax] + idx.shape + a.shape[ax + 1:]
-    if idx.dtype == np.intp and 0 < math.prod(shape) < GATHER_MIN:
+    nbytes = math.prod(shape) * a.itemsize
+    if idx.dtype == np.intp and 0 < nbytes < GATHER_MIN_BYTES:
         try:  # NumPy's take checks every index it uses (all of them for a non-empty result)
             return wrap(a.take(idx, axis=ax))
         except IndexError:
             checked_indices(idx, x.shape[ax], "take")  # raises, naming take
             raise
     idx = checked_indices(idx, x.shape[ax], "take")
-    if (a.size and a.flags.c_contiguous and math.prod(shape) >= GATHER_MIN
+    if (a.size and a.flags.c_contiguous and nbytes >= GATHER_MIN_BYTES
             and math.prod(a.shape[ax + 1:]) == 1):  # rows of a 2-D x: NumPy's memcpy
         from ._engines.dispatch import kernel_module
         return wrap(kernel_module("copy.gather").take(a, idx, ax, _memory.empty(shape, a.dtype)))

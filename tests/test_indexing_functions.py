@@ -56,11 +56,11 @@ def test_take_gather_kernel_matches_numpy(data):
     n = ref.shape[axis]
     k = data.draw(st.integers(0, 9)) if n else 0
     idx, iref = data.draw(index_arrays(n, (k,)))
-    saved, _indexing.GATHER_MIN = _indexing.GATHER_MIN, 0
+    saved, _indexing.GATHER_MIN_BYTES = _indexing.GATHER_MIN_BYTES, 0
     try:
         r = xp.take(x, idx, axis=axis)
     finally:
-        _indexing.GATHER_MIN = saved
+        _indexing.GATHER_MIN_BYTES = saved
     assert_bits(r, np.take(ref, iref.astype(np.intp), axis=axis))
 
 
@@ -208,7 +208,7 @@ def test_take_rows_go_to_numpy_and_elements_to_the_kernel(monkeypatch):
     calls = []
     real = gather.take
     monkeypatch.setattr(gather, "take", lambda *a: calls.append(a[2]) or real(*a))
-    monkeypatch.setattr(_indexing, "GATHER_MIN", 0)
+    monkeypatch.setattr(_indexing, "GATHER_MIN_BYTES", 0)
     rng = np.random.default_rng(3)
     ref = rng.standard_normal((50, 7))
     for axis, idx in ((0, rng.permutation(50)), (1, rng.integers(-7, 7, 30))):

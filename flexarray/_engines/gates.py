@@ -226,12 +226,17 @@ COPY_THREADS_MIN = 1 << 23
 # (used by _array._LAZY_COPY_MIN)
 LAZY_COPY_MIN_BYTES = 1 << 19
 
-# result elements from which ``take`` uses the gather kernel (a Numba call costs ~2 us),
-# for gathers of single elements only: rows of more than one element go to np.take, which
-# copies each row with memcpy (float64, random row order, kernel / np.take in us: 2,000 rows
-# of 2 10 / 2.3, of 20 35 / 13; 50,000 rows of 2 233 / 58, of 64 5,575 / 2,896)
-# (used by _indexing.GATHER_MIN)
-GATHER_KERNEL_MIN = 1 << 14
+# result bytes from which ``take`` uses the gather kernel, for gathers of single elements
+# only: rows of more than one element go to np.take, which copies each row with memcpy
+# (float64, random row order, kernel / np.take in us: 2,000 rows of 2 10 / 2.3, of 20 35 /
+# 13; 50,000 rows of 2 233 / 58, of 64 5,575 / 2,896). Set at 16K elements on the Intel Xeon
+# machine kind; on the AMD EPYC kind (2026-11-27) NumPy's take of single elements is the
+# faster up to 16 MB of result: 1-D take of n random indices, xp.take (kernel, threaded
+# from GATHER_THREADS_MIN) / np.take, ms: float32 64K 0.057 / 0.029, 1M 1.23 / 0.77, 2M
+# 2.61 / 1.77, 4M 8.29 / 6.54, 8M 38.5 / 50.8; float64 1M 1.50 / 0.67, 2M 4.57 / 3.09, 4M
+# 19.3 / 26.3, 8M 44.5 / 60.5.
+# (used by _indexing.GATHER_MIN_BYTES)
+GATHER_KERNEL_MIN_BYTES = 32 << 20
 
 # items per call from which worker threads share the gather (latency-bound random reads).
 # 1-D take of random indices, float32, two threads against one (as above, median of 9,
