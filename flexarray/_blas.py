@@ -94,11 +94,25 @@ _SINGLE_MAX = gates.BLAS_SINGLE_THREAD_MAX_MACS
 _THIN_MAX = gates.MATMUL_THIN_MAX
 
 
+_two_pools = None
+
+
 def _two_blas_pools():
-    """Whether SciPy's own OpenBLAS (loaded with ``scipy.linalg``, which
-    ``scipy.optimize`` and scikit-learn import) runs beside NumPy's: two thread pools
-    that slow each other (``gates.MATMUL_THIN_MAX``)."""
-    return "scipy.linalg" in sys.modules
+    """Whether SciPy's own BLAS (loaded with ``scipy.linalg``, which ``scipy.optimize``
+    and scikit-learn import) is another library than NumPy's: two thread pools that slow
+    each other (``gates.MATMUL_THIN_MAX``). Looked up once, after ``scipy.linalg`` is
+    first seen; False without threadpoolctl."""
+    global _two_pools
+    if _two_pools is None:
+        if "scipy.linalg" not in sys.modules:
+            return False
+        try:
+            import threadpoolctl
+            libs = threadpoolctl.ThreadpoolController().select(user_api="blas").lib_controllers
+            _two_pools = len({lib.filepath for lib in libs}) >= 2
+        except Exception:  # noqa: BLE001 (no threadpoolctl, or it fails: one pool assumed)
+            _two_pools = False
+    return _two_pools
 
 
 def matmul(a, b, out=None):

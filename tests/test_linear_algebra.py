@@ -2,6 +2,8 @@
 shapes and memory layouts. Integer products must equal NumPy's wrapping integer matmul
 exactly (whichever engine runs: exact float64 BLAS or the Numba kernel); floating ones
 stay within ``eps * (K + 2) * (|a| @ |b|)`` of a float64/complex128 reference."""
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -327,6 +329,22 @@ def test_thin_products_stay_out_of_blas_threads(dtype, two_pools, pool_products,
     assert [c[0] for c in pool_products] == ["mn"], "a product of transposed rows was cut"
     if max(lib.get_num_threads() for lib in libs) > 1:
         assert (seen == [1, 1]) if two_pools else (min(seen) > 1), seen
+
+
+def test_two_blas_pools_are_two_blas_libraries(monkeypatch):
+    """SciPy's BLAS counts as a second thread pool only where threadpoolctl finds it a
+    library of its own beside NumPy's."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    import scipy.linalg  # noqa: F401 (loads SciPy's BLAS)
+    from flexarray import _blas
+    monkeypatch.setattr(_blas, "_two_pools", None)
+    files = {lib["filepath"] for lib in threadpoolctl.threadpool_info()
+             if lib["user_api"] == "blas"}
+    assert _blas._two_blas_pools() is (len(files) >= 2)
+    monkeypatch.setattr(_blas, "_two_pools", None)
+    monkeypatch.delitem(sys.modules, "scipy.linalg")  # (restored afterwards)
+    assert _blas._two_blas_pools() is False  # (not looked up before SciPy's BLAS loads)
+    assert _blas._two_pools is None
 
 
 def test_products_stay_whole_without_blas_control(pool_products, monkeypatch):
