@@ -73,9 +73,10 @@ def copy_of(x: "Array") -> "Array":
             a.flags.c_contiguous or a.flags.f_contiguous):
         buf = lazy_copy(x._buf, a)
     if buf is None:
-        # a broadcast (a zero stride) copies C-contiguous, as torch's clone of an expanded
-        # tensor; NumPy's order "K" would give it an F layout, whose reshape is no view
-        return wrap(np.array(a, copy=True, order="C" if 0 in a.strides else "K"))
+        # order "K", as np.asarray(x, copy=True) and x.astype(x.dtype): a broadcast's copy
+        # then has an F-like layout (the zero-stride axis innermost), and its flat reshape
+        # is a copy, exactly where NumPy's is
+        return wrap(np.array(a, copy=True))
     return _new(a, buf, x._dtype)
 
 

@@ -504,18 +504,24 @@ def test_temporaries_take_results_but_named_arrays_never_change():
     np.testing.assert_array_equal(np.asarray(c2), a * b)
 
 
-def test_copy_of_a_broadcast_is_c_contiguous_so_its_flat_reshape_is_a_view():
-    """Found by the random programs: a copy of a broadcast took NumPy's order "K" (an F
-    layout), so reshape(copy, -1) was a copy where NumPy's ``m.copy().reshape(-1)`` is a
-    view, and writes through it did not reach the copy."""
+def test_copy_of_a_broadcast_is_laid_out_as_numpys_so_reshapes_share_as_numpys():
+    """Found by the random programs, twice: a copy of a broadcast is laid out as NumPy's
+    ``np.asarray(m, copy=True)`` (order "K": the zero-stride axis innermost), so its flat
+    reshape is a copy exactly where NumPy's is, and a write through it reaches the copy
+    exactly where NumPy's does (a C-contiguous copy, tried once, matched ``m.copy()``
+    instead, and its reshape shared where NumPy's asarray copy does not)."""
     m = np.array([35.0, 13.0])
-    c = xp.asarray(xp.broadcast_to(xp.asarray(m), (2, 2)), copy=True)
-    twin = np.broadcast_to(m, (2, 2)).copy()
-    r, tr = xp.reshape(c, (-1,)), twin.reshape(-1)
-    r += 1
-    tr += 1
-    np.testing.assert_array_equal(np.asarray(c), twin)
-    np.testing.assert_array_equal(m, [35.0, 13.0])  # the copy never reaches the original
+    for make, twin_of in ((lambda x: xp.asarray(x, copy=True), lambda t: np.asarray(t, copy=True)),
+                          (lambda x: xp.astype(x, x.dtype), lambda t: t.astype(t.dtype))):
+        c = make(xp.broadcast_to(xp.asarray(m), (2, 2)))
+        twin = twin_of(np.broadcast_to(m, (2, 2)))
+        r, tr = xp.reshape(c, (-1,)), twin.reshape(-1)
+        assert np.shares_memory(r._arr, c._arr) == np.shares_memory(tr, twin)
+        r += 1
+        tr += 1
+        np.testing.assert_array_equal(np.asarray(c), twin)
+        np.testing.assert_array_equal(np.asarray(r), tr)
+        np.testing.assert_array_equal(m, [35.0, 13.0])  # the copy never reaches the original
 
 
 @pytest.mark.parametrize("make", ["asarray", "astype", "dlpack", "reshape", "sort", "import"])
