@@ -27,7 +27,8 @@ def main():
     print(f"  after v[0, 1] = 100: x = {x}   (the view shares x's elements, as in NumPy)")
     c = xp.asarray(x, copy=True)
     x[0] = -1.0
-    print(f"  c = asarray(x, copy=True) (O(1)); then x[0] = -1: c = {c}")
+    print(f"  c = asarray(x, copy=True); then x[0] = -1: c = {c}   (a copy never changes: "
+          f"O(1) until written from 512 KiB, a real copy below)")
     n = 1 << 24
     a = xp.linspace(0.0, 1.0, n, dtype=xp.float32)
     an = np.asarray(a)
