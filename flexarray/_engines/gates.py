@@ -157,6 +157,17 @@ ROW_FOLD_MAX_OUT = 32
 # other core busy (load 3-4): 512K elements 1.0, 1M 1.26, 2M 1.41, 3.2M 1.40, 4M 1.29.
 # (used by _reductions._reduce_split)
 REDUCE_SPLIT_MIN = 1 << 20
+# ... but a reduction over every axis (NumPy's contiguous SIMD loop, ~4x faster per byte
+# than an axis reduction here) splits only from this many bytes: on the AMD EPYC machine
+# kind, default / one thread in separate processes (bench_threads.py, 3 rounds, idle |
+# busy; float64 from /tmp scripts, 3 alternations): max float32 1M (4 MB) 2.16 | 2.09,
+# 2M 1.42 | 1.33, 4M 1.04 | 1.33, 8M (32 MB) 0.78 | 1.02; sum float32 1M 1.34 | 1.32;
+# max float64 1M (8 MB) 1.78, 2M 0.99, 4M (32 MB) 0.62; sum float64 1M 1.03, 2M 0.73.
+# The axis reductions at those sizes mostly win (float64 sum over axis 0 at 1M 0.72, max
+# over axis 1 0.58) and keep REDUCE_SPLIT_MIN; float32 ones lose at 1M (1.24-1.9: left for
+# a re-measure of this machine kind's gates).
+# (used by _reductions.reduce_np)
+REDUCE_SPLIT_FULL_MIN_BYTES = 32 << 20
 
 # argmax/argmin use the Numba kernels (``flexarray._kernels.reductions.argminmax``) from these sizes.
 # Measured, NumPy time / kernel time (2 cores shared with other jobs, +-30%):
