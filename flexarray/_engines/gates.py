@@ -165,9 +165,11 @@ REDUCE_SPLIT_MIN = 1 << 20
 # max float64 1M (8 MB) 1.78, 2M 0.99, 4M (32 MB) 0.62; sum float64 1M 1.03, 2M 0.73.
 # The axis reductions at those sizes mostly win (float64 sum over axis 0 at 1M 0.72, max
 # over axis 1 0.58) and keep REDUCE_SPLIT_MIN; float32 ones lose at 1M (1.24-1.9: left for
-# a re-measure of this machine kind's gates).
+# a re-measure of this machine kind's gates). From 16 MB, not 32: scikit-learn's finiteness
+# check sums all of a 50,000 x 64 float64 X (25.6 MB), and with 32 MB MinMaxScaler and
+# MaxAbsScaler at that size went from 1.01-1.02 to 1.23-1.25 x NumPy (one real-work run).
 # (used by _reductions.reduce_np)
-REDUCE_SPLIT_FULL_MIN_BYTES = 32 << 20
+REDUCE_SPLIT_FULL_MIN_BYTES = 16 << 20
 
 # argmax/argmin use the Numba kernels (``flexarray._kernels.reductions.argminmax``) from these sizes.
 # Measured, NumPy time / kernel time (2 cores shared with other jobs, +-30%):
