@@ -37,17 +37,22 @@ _depth = 0
 _limited = None
 
 
+def _loaded_blas():
+    """threadpoolctl's controllers of the BLAS libraries loaded now ([] when threadpoolctl
+    is missing or fails)."""
+    try:
+        import threadpoolctl
+        return threadpoolctl.ThreadpoolController().select(user_api="blas").lib_controllers
+    except Exception:  # noqa: BLE001 (whatever fails, BLAS keeps its threads)
+        return []
+
+
 def blas_libs():
-    """threadpoolctl's controllers of the BLAS libraries loaded when first asked ([] when
-    threadpoolctl is missing or fails: BLAS keeps its threads)."""
+    """The controllers of the BLAS libraries loaded when first asked ([] when threadpoolctl
+    is missing or fails: BLAS keeps its threads)."""
     global _controllers
     if _controllers is None:
-        try:
-            import threadpoolctl
-            _controllers = threadpoolctl.ThreadpoolController().select(
-                user_api="blas").lib_controllers
-        except Exception:  # noqa: BLE001 (whatever fails, BLAS keeps its threads)
-            _controllers = []
+        _controllers = _loaded_blas()
     return _controllers
 
 
@@ -106,12 +111,7 @@ def _two_blas_pools():
     if _two_pools is None:
         if "scipy.linalg" not in sys.modules:
             return False
-        try:
-            import threadpoolctl
-            libs = threadpoolctl.ThreadpoolController().select(user_api="blas").lib_controllers
-            _two_pools = len({lib.filepath for lib in libs}) >= 2
-        except Exception:  # noqa: BLE001 (no threadpoolctl, or it fails: one pool assumed)
-            _two_pools = False
+        _two_pools = len({lib.filepath for lib in _loaded_blas()}) >= 2
     return _two_pools
 
 

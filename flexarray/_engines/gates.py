@@ -155,7 +155,7 @@ ROW_FOLD_MAX_OUT = 32
 # many elements are cut along the outermost axis into pieces on the pool's threads (NumPy
 # releases the GIL). Sum over axis 0 of float64 (n, 64), NumPy time / split time, with the
 # other core busy (load 3-4): 512K elements 1.0, 1M 1.26, 2M 1.41, 3.2M 1.40, 4M 1.29.
-# (used by _reductions._reduce_split)
+# (used by _reductions.reduce_np)
 REDUCE_SPLIT_MIN = 1 << 20
 # ... but a reduction over every axis (NumPy's contiguous SIMD loop, ~4x faster per byte
 # than an axis reduction here) splits only from this many bytes: on the AMD EPYC machine
