@@ -91,6 +91,14 @@ def _ops():
                         lambda xp, a: xp.max(a, axis=0), lambda a: np.max(a, axis=0)),
         "max_f32_ax1": ("reduction", unary(np.float32, True),
                         lambda xp, a: xp.max(a, axis=1), lambda a: np.max(a, axis=1)),
+        "sum_f64_ax0": ("reduction", unary(np.float64, True),
+                        lambda xp, a: xp.sum(a, axis=0), lambda a: np.sum(a, axis=0)),
+        "sum_f64_ax1": ("reduction", unary(np.float64, True),
+                        lambda xp, a: xp.sum(a, axis=1), lambda a: np.sum(a, axis=1)),
+        "max_f64_ax0": ("reduction", unary(np.float64, True),
+                        lambda xp, a: xp.max(a, axis=0), lambda a: np.max(a, axis=0)),
+        "max_f64_ax1": ("reduction", unary(np.float64, True),
+                        lambda xp, a: xp.max(a, axis=1), lambda a: np.max(a, axis=1)),
         "sum_f16": ("reduction", unary(np.float16, True), lambda xp, a: xp.sum(a), np.sum),
     }
     return ops

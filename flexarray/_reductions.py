@@ -36,7 +36,7 @@ def reduce_np(op: str, a: np.ndarray, axes: tuple, acc, keepdims: bool = False):
         r = _fold_short_axis(f, op, a, axes, acc, keepdims)
         if r is None:
             r = _fold_rows(f, op, a, axes, acc, keepdims)
-    if r is None and (a.nbytes >= _SPLIT_FULL_BYTES if full else a.size >= _SPLIT_MIN):
+    if r is None and a.nbytes >= _SPLIT_MIN_BYTES:
         r = _reduce_split(f, op, a, axes, acc, keepdims)
     if r is not None:
         return r
@@ -50,8 +50,7 @@ def reduce_np(op: str, a: np.ndarray, axes: tuple, acc, keepdims: bool = False):
         return f.reduce(a, axes, acc, None, keepdims)
 
 
-_SPLIT_MIN = gates.REDUCE_SPLIT_MIN
-_SPLIT_FULL_BYTES = gates.REDUCE_SPLIT_FULL_MIN_BYTES
+_SPLIT_MIN_BYTES = gates.REDUCE_SPLIT_MIN_BYTES
 _FOLD_MINMAX = gates.SHORT_AXIS_FOLD_MAX_MINMAX
 _FOLD_MINMAX_CACHED = gates.SHORT_AXIS_FOLD_MAX_MINMAX_CACHED
 _FOLD_CACHED_SIZE = gates.SHORT_AXIS_FOLD_CACHED_MAX_SIZE
@@ -123,8 +122,8 @@ def _fold_rows(f, op, a, axes, acc, keepdims):
 
 
 def _reduce_split(f, op, a, axes, acc, keepdims):
-    """A large reduction (:func:`reduce_np` gates the size: ``gates.REDUCE_SPLIT_MIN``,
-    over every axis ``REDUCE_SPLIT_FULL_MIN_BYTES``) cut along its outermost axis into
+    """A large reduction (:func:`reduce_np` gates the size:
+    ``gates.REDUCE_SPLIT_MIN_BYTES``) cut along its outermost axis into
     pieces that NumPy's reduce (which releases the GIL) takes on the pool's threads, the
     caller included: NumPy's loop is memory-bound at ~25 GB/s on one core, and a second
     one adds ~1.3-1.4x. Cut along a kept axis, every output is NumPy's own; cut along a

@@ -442,21 +442,19 @@ def test_reduction_over_a_long_outer_axis_with_small_slices(op, dtype, shape, ax
 @pytest.mark.parametrize("axis", [0, 1, None, (0, 1)])
 @pytest.mark.parametrize("layout", ["C", "F", "int32"])
 def test_large_reductions_split_over_threads_match_numpy(op, axis, layout, monkeypatch):
-    """From gates.REDUCE_SPLIT_MIN elements (reductions over every axis: from
-    REDUCE_SPLIT_FULL_MIN_BYTES, moved down here) NumPy's reduce runs in pieces on the
-    pool's threads: extrema and integer sums exactly NumPy's, floating sums to the error
+    """From gates.REDUCE_SPLIT_MIN_BYTES (moved down here to 1 MB) NumPy's reduce runs in
+    pieces on the pool's threads: extrema and integer sums exactly NumPy's, floating sums to the error
     bound, whichever axis the pieces cut (the outermost: reduced in C order for axis 0,
     kept in F order)."""
     from flexarray import _reductions, _threads
-    from flexarray._engines import gates
-    monkeypatch.setattr(_reductions, "_SPLIT_FULL_BYTES", 0)
+    monkeypatch.setattr(_reductions, "_SPLIT_MIN_BYTES", 1 << 20)
     monkeypatch.setattr(_threads, "NTHREADS", max(2, _threads.NTHREADS))
     monkeypatch.setattr(_threads, "_blas_spins_until", 0.0)
     splits = []
     real = _reductions._reduce_split
     monkeypatch.setattr(_reductions, "_reduce_split",
                         lambda *a: splits.append(1) or real(*a))
-    shape = (gates.REDUCE_SPLIT_MIN // 512 + 3, 517)
+    shape = ((1 << 20) // 512 + 3, 517)
     rng = np.random.default_rng(7)
     a = rng.standard_normal(shape)
     if op == "prod":
@@ -465,7 +463,7 @@ def test_large_reductions_split_over_threads_match_numpy(op, axis, layout, monke
         a = rng.integers(-1000, 1000, shape).astype(np.int32)
     elif layout == "F":
         a = np.asfortranarray(a)
-    assert a.size >= gates.REDUCE_SPLIT_MIN
+    assert a.nbytes >= _reductions._SPLIT_MIN_BYTES
     got = to_np(getattr(xp, op)(xp.asarray(a), axis=axis))
     assert splits or (layout == "int32" and op in ("sum", "prod", "mean")), \
         "no split was tried"  # (integer sums widen in the Numba kernels instead)

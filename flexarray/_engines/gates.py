@@ -152,24 +152,27 @@ ROW_FOLD_MIN_ROWS = 1024
 ROW_FOLD_MAX_OUT = 32
 
 # NumPy's reductions (those the kernels do not take: float64 sums, max/min, ...) from this
-# many elements are cut along the outermost axis into pieces on the pool's threads (NumPy
-# releases the GIL). Sum over axis 0 of float64 (n, 64), NumPy time / split time, with the
-# other core busy (load 3-4): 512K elements 1.0, 1M 1.26, 2M 1.41, 3.2M 1.40, 4M 1.29.
+# many bytes of input are cut along the outermost axis into pieces on the pool's threads
+# (NumPy releases the GIL), over one axis or every axis alike. On the AMD EPYC machine
+# kind, split time / one NumPy call, median of 7 interleaved pairs, idle second core
+# (bytes: float32 | float64, sum and max):
+# - square, axis 0: 4 MB 1.22-1.98 | 1.49-1.53, 8 MB 0.92-1.16 | 1.16-1.40, 16 MB 0.75-0.81
+#   | 0.74-0.79, 32 MB 0.54-0.62 | 0.53-0.72; axis 1: 4 MB 1.02-1.09 | 0.99-1.45, 8 MB 0.78
+#   | 0.96-1.12, 16 MB 0.65-0.69 | 0.68-0.78;
+# - (n, 64), axis 0: 4 MB 0.67-0.90 | 0.89-0.96, 8 MB 0.60-0.67 | 0.74-0.79, 16 MB 0.41-0.66;
+# - every axis (bench_threads.py, default / one thread): max float32 4 MB 2.16, 16 MB 1.04,
+#   32 MB 0.78; max float64 8 MB 1.78, 16 MB 0.99, 32 MB 0.62; sum float64 16 MB 0.73.
+# With the other core busy (a process spinning on it) no size gains: 1.08-1.45 at 4-8 MB,
+# 0.96-1.26 at 16 MB, 0.96-1.22 from 32 MB (more pieces do not help: 2-32 pieces all
+# within that band). So from 16 MB, where the idle gain is 20-45%. (The Xeon kind split
+# from 1M elements: float32 axis reductions lost 1.24-1.9x here at 1M.) Those gains are
+# for back-to-back calls; a lone call 5 ms after the last one, on data the caller has just
+# read, loses 1.02-1.38 at 16-64 MB (both vCPUs' caches and wake-ups on this VM): the
+# split stays because real work is back-to-back (scikit-learn's finiteness check sums all
+# of a 50,000 x 64 float64 X, 25.6 MB: not splitting it made MinMaxScaler and
+# MaxAbsScaler 1.23-1.25 x NumPy instead of 1.01-1.02 at that size).
 # (used by _reductions.reduce_np)
-REDUCE_SPLIT_MIN = 1 << 20
-# ... but a reduction over every axis (NumPy's contiguous SIMD loop, ~4x faster per byte
-# than an axis reduction here) splits only from this many bytes: on the AMD EPYC machine
-# kind, default / one thread in separate processes (bench_threads.py, 3 rounds, idle |
-# busy; float64 from /tmp scripts, 3 alternations): max float32 1M (4 MB) 2.16 | 2.09,
-# 2M 1.42 | 1.33, 4M 1.04 | 1.33, 8M (32 MB) 0.78 | 1.02; sum float32 1M 1.34 | 1.32;
-# max float64 1M (8 MB) 1.78, 2M 0.99, 4M (32 MB) 0.62; sum float64 1M 1.03, 2M 0.73.
-# The axis reductions at those sizes mostly win (float64 sum over axis 0 at 1M 0.72, max
-# over axis 1 0.58) and keep REDUCE_SPLIT_MIN; float32 ones lose at 1M (1.24-1.9: left for
-# a re-measure of this machine kind's gates). From 16 MB, not 32: scikit-learn's finiteness
-# check sums all of a 50,000 x 64 float64 X (25.6 MB), and with 32 MB MinMaxScaler and
-# MaxAbsScaler at that size went from 1.01-1.02 to 1.23-1.25 x NumPy (one real-work run).
-# (used by _reductions.reduce_np)
-REDUCE_SPLIT_FULL_MIN_BYTES = 16 << 20
+REDUCE_SPLIT_MIN_BYTES = 16 << 20
 
 # argmax/argmin use the Numba kernels (``flexarray._kernels.reductions.argminmax``) from these sizes.
 # Measured, NumPy time / kernel time (2 cores shared with other jobs, +-30%):
