@@ -248,6 +248,18 @@ def quiet_caller(func, nargs, into_first=False):
     return run
 
 
+def quiet_call(func, *args):
+    """``func(*args)`` with floating-point warnings off, in this thread's quiet context
+    (~0.05 us; :func:`ignore_fp_errors` ~0.4 us): for NumPy-level ``func`` only, as
+    :func:`quiet_caller`."""
+    if _ERRSTATE is None:  # pragma: no cover - other NumPy versions
+        return quiet(func, args)
+    try:
+        return _quiet_contexts.ctx.run(func, *args)
+    except AttributeError:
+        return _quiet_context().run(func, *args)
+
+
 class ignore_fp_errors:
     """``with ignore_fp_errors():`` is ``with np.errstate(all="ignore"):`` at ~0.2 us instead
     of ~1-1.5 us (NumPy's error state is a context variable; set and reset it directly)."""

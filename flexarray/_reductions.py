@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _threads
 from ._engines import dispatch, gates
-from ._helpers import ignore_fp_errors, moved
+from ._helpers import ignore_fp_errors, moved, quiet_call
 
 __all__ = ["UFUNCS", "reduce_np"]
 
@@ -36,7 +36,8 @@ def reduce_np(op: str, a: np.ndarray, axes: tuple, acc, keepdims: bool = False):
         r = _fold_short_axis(f, op, a, axes, acc, keepdims)
         if r is None:
             r = _fold_rows(f, op, a, axes, acc, keepdims)
-    if r is None and a.nbytes >= _SPLIT_MIN_BYTES:
+    if r is None and (a.nbytes >= _SPLIT_MIN_BYTES or (
+            not full and a.size >= _SPLIT_SHORT_ROWS_MIN and _row_length(a) <= _SHORT_ROW)):
         r = _reduce_split(f, op, a, axes, acc, keepdims)
     if r is not None:
         return r
@@ -46,11 +47,20 @@ def reduce_np(op: str, a: np.ndarray, axes: tuple, acc, keepdims: bool = False):
         return f.reduce(a, axes, None, None, keepdims)
     if a.dtype.kind in "biu" and np.dtype(acc).kind in "biu":  # integers wrap quietly
         return f.reduce(a, axes, acc, None, keepdims)
-    with ignore_fp_errors():
-        return f.reduce(a, axes, acc, None, keepdims)
+    return quiet_call(f.reduce, a, axes, acc, None, keepdims)
 
 
 _SPLIT_MIN_BYTES = gates.REDUCE_SPLIT_MIN_BYTES
+_SPLIT_SHORT_ROWS_MIN = gates.REDUCE_SPLIT_SHORT_ROWS_MIN
+_SHORT_ROW = gates.REDUCE_SHORT_ROW_MAX
+
+
+def _row_length(a: np.ndarray) -> int:
+    """The extent of ``a``'s innermost dim in memory (the smallest stride; sizes 1 aside)."""
+    if a.flags.c_contiguous:
+        return a.shape[-1]
+    return builtins.min(((abs(s), n) for n, s in zip(a.shape, a.strides) if n > 1),
+                        default=(0, 1))[1]
 _FOLD_MINMAX = gates.SHORT_AXIS_FOLD_MAX_MINMAX
 _FOLD_MINMAX_CACHED = gates.SHORT_AXIS_FOLD_MAX_MINMAX_CACHED
 _FOLD_CACHED_SIZE = gates.SHORT_AXIS_FOLD_CACHED_MAX_SIZE
@@ -73,10 +83,14 @@ def _fold_short_axis(f, op, a, axes, acc, keepdims):
         return None
     if op in ("sum", "prod") and np.dtype(acc) != a.dtype:
         return None
-    step = abs(a.strides[ax])
-    if any(abs(s) <= step for d, (n, s) in enumerate(zip(a.shape, a.strides))
-           if d != ax and n > 1):
-        return None  # not the innermost axis: NumPy's reduce adds whole rows already
+    if a.flags.c_contiguous and a.shape[-1] > 1:
+        if ax != a.ndim - 1:
+            return None  # not the innermost axis: NumPy's reduce adds whole rows already
+    else:
+        step = abs(a.strides[ax])
+        if any(abs(s) <= step for d, (n, s) in enumerate(zip(a.shape, a.strides))
+               if d != ax and n > 1):
+            return None  # (the same)
     lead = (slice(None),) * ax
     with ignore_fp_errors():
         r = f(a[lead + (0,)], a[lead + (1,)])
@@ -122,8 +136,8 @@ def _fold_rows(f, op, a, axes, acc, keepdims):
 
 
 def _reduce_split(f, op, a, axes, acc, keepdims):
-    """A large reduction (:func:`reduce_np` gates the size:
-    ``gates.REDUCE_SPLIT_MIN_BYTES``) cut along its outermost axis into
+    """A large reduction (:func:`reduce_np` gates the size: ``gates.REDUCE_SPLIT_*``) cut
+    along its outermost axis into
     pieces that NumPy's reduce (which releases the GIL) takes on the pool's threads, the
     caller included: NumPy's loop is memory-bound at ~25 GB/s on one core, and a second
     one adds ~1.3-1.4x. Cut along a kept axis, every output is NumPy's own; cut along a

@@ -479,6 +479,32 @@ def test_large_reductions_split_over_threads_match_numpy(op, axis, layout, monke
         assert np.all(np.abs(got - expected) <= bound)
 
 
+
+@pytest.mark.parametrize("shape,axis,splits", [((16387, 64), 0, True), ((64, 16387), 0, True),
+                                               ((16387, 64), 1, True), ((4099, 256), 0, False)])
+def test_short_row_reductions_split_from_their_own_gate(shape, axis, splits, monkeypatch):
+    """Below REDUCE_SPLIT_MIN_BYTES, a reduction over one axis of rows of at most
+    REDUCE_SHORT_ROW_MAX elements (the innermost dim in memory: the last of a C array,
+    the first of its transpose) splits from REDUCE_SPLIT_SHORT_ROWS_MIN elements; longer
+    rows do not. Values: NumPy's (extrema exactly, sums to the error bound)."""
+    from flexarray import _reductions, _threads
+    from flexarray._engines import gates
+    monkeypatch.setattr(_threads, "NTHREADS", max(2, _threads.NTHREADS))
+    monkeypatch.setattr(_threads, "_blas_spins_until", 0.0)
+    tried = []
+    real = _reductions._reduce_split
+    monkeypatch.setattr(_reductions, "_reduce_split", lambda *a: tried.append(1) or real(*a))
+    a = np.random.default_rng(3).standard_normal(shape)
+    if shape[0] < shape[1]:
+        a = a.T.copy().T  # F order: rows of 64 run down the columns
+    assert gates.REDUCE_SPLIT_SHORT_ROWS_MIN <= a.size
+    assert a.nbytes < gates.REDUCE_SPLIT_MIN_BYTES
+    assert np.array_equal(to_np(xp.max(xp.asarray(a), axis=axis)), np.max(a, axis=axis))
+    got, expected = to_np(xp.sum(xp.asarray(a), axis=axis)), np.sum(a, axis=axis)
+    bound = 64 * np.finfo(np.float64).eps * np.sum(np.abs(a), axis=axis)
+    assert np.all(np.abs(got - expected) <= bound)
+    assert bool(tried) == splits
+
 def test_std_var_take_numpys_ddof_as_correction():
     """``ddof`` is accepted as NumPy's name for ``correction`` (xarray passes it)."""
     a = np.random.default_rng(5).random((4, 6))
