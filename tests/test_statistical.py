@@ -505,6 +505,32 @@ def test_short_row_reductions_split_from_their_own_gate(shape, axis, splits, mon
     assert np.all(np.abs(got - expected) <= bound)
     assert bool(tried) == splits
 
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("layout", ["C", "F"])
+def test_large_outer_max_min_take_the_kernel_and_give_numpys_values(dtype, layout):
+    """max/min of floats over an axis that is not the innermost in memory, from
+    gates.MINMAX_OUTER_KERNEL_MIN_BYTES: the kernel's outer mode on threads, NumPy's
+    values exactly (NaN propagates per column; infinities; the column maxima at random
+    rows)."""
+    from flexarray._engines import gates
+    rows = gates.MINMAX_OUTER_KERNEL_MIN_BYTES // (128 * np.dtype(dtype).itemsize) + 5
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((rows, 128)).astype(dtype)
+    a[rng.integers(0, rows, 5), [3, 17, 64, 100, 127]] = np.nan
+    a[rng.integers(0, rows, 3), [5, 6, 7]] = [np.inf, -np.inf, np.inf]
+    axis = 0
+    if layout == "F":
+        a, axis = np.asfortranarray(a.T), 1
+    assert a.nbytes >= gates.MINMAX_OUTER_KERNEL_MIN_BYTES
+    x = xp.asarray(a)
+    for func in ("max", "min"):
+        for keepdims in (False, True):
+            got = to_np(getattr(xp, func)(x, axis=axis, keepdims=keepdims))
+            expected = getattr(np, func)(a, axis=axis, keepdims=keepdims)
+            assert got.dtype == expected.dtype and got.shape == expected.shape
+            assert np.array_equal(got, expected, equal_nan=True)
+
 def test_std_var_take_numpys_ddof_as_correction():
     """``ddof`` is accepted as NumPy's name for ``correction`` (xarray passes it)."""
     a = np.random.default_rng(5).random((4, 6))

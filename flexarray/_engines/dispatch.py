@@ -45,12 +45,25 @@ def _reduce_gate(op, a, axes, acc):
     dt = a.dtype
     if dt in _HALF:
         return _GATES["float16" if dt == _HALF[0] else "bfloat16"]
+    if (op in ("max", "min") and dt.kind == "f" and a.nbytes >= _MINMAX_OUTER_BYTES
+            and _reduces_outer(a, axes)):
+        return 0
     if op in ("sum", "prod"):
         if dt.kind in "biu" and dt.itemsize < 8 and acc.itemsize == 8:
             return _GATES["widening"]
         if dt == _F32 and acc == _F32:
             return _GATES["float32 sum/prod"]
     return None
+
+
+_MINMAX_OUTER_BYTES = gates.MINMAX_OUTER_KERNEL_MIN_BYTES
+
+
+def _reduces_outer(a, axes) -> bool:
+    """Whether the innermost dim of ``a`` in memory (sizes 1 aside) is a kept one."""
+    inner = min(((abs(s), d) for d, (n, s) in enumerate(zip(a.shape, a.strides)) if n > 1),
+                default=None)
+    return inner is not None and inner[1] not in axes
 
 
 def reduce(op, a, axes, acc, keepdims):

@@ -106,6 +106,18 @@ HALF_RESTAGE_MIN = 1 << 14
 REDUCE_KERNEL_MIN = {"float16": 1 << 16, "bfloat16": 1 << 18, "widening": 1 << 18,
                      "float32 sum/prod": 1 << 22}
 
+# max/min of floats over an axis that is not the innermost in memory (axis 0 of a C
+# array) take the kernel's outer mode from this many bytes, on its threads. NumPy's
+# maximum/minimum.reduce there slows to ~4 GB/s once the data comes from memory rather
+# than cache (its add.reduce stays at ~27 GB/s; cutting the rows into pieces does not
+# help). NumPy / NumPy split over 2 threads / kernel one thread / kernel 2 threads, ms
+# (AMD EPYC kind): 50,000 x 64 float64 5.40 / 2.93 / 2.38 / 2.24; 100,000 x 64 11.71 /
+# 6.49 / 5.13 / 3.19; 200,000 x 128 float32 26.9 / 13.1 / 10.9 / 5.85; 4096^2 float32
+# 4.60 / 3.01 / 3.02 / 2.24; 2048^2 float64 (32 MB) 2.19 / 1.41 / 1.38 / 1.41; below,
+# from cache, NumPy is fast: 25,000 x 64 float64 (12.8 MB) 1.05 / 0.56 / 1.19 / 1.19.
+# (used by _engines.dispatch.reduce and _kernels.reductions.reduce.MINMAX_PARALLEL_MIN)
+MINMAX_OUTER_KERNEL_MIN_BYTES = 16 << 20
+
 # Threads from this many elements (None = never). Sums are memory-bound; one core nearly
 # keeps up with memory. float32 sums, two threads against one (bench/bench_threads.py
 # --forced, median of 7 interleaved rounds, second core idle | busy; load average 4-6 from

@@ -51,6 +51,7 @@ _STACK = 64        # pairwise stack depth (2**64 blocks)
 _SHORT_RUN = 1024  # inner mode: shorter contiguous reduced runs go to NumPy (see reduce())
 
 PARALLEL_MIN = gates.REDUCE_THREADS_MIN  # measured: flexarray/_engines/gates.py
+MINMAX_PARALLEL_MIN = gates.MINMAX_OUTER_KERNEL_MIN_BYTES  # (bytes; max/min: no rounding)
 OVERLAP_PARALLEL_MIN = gates.REDUCE_OVERLAP_THREADS_MIN  # measured: flexarray/_engines/gates.py
 _REUSE = 4
 
@@ -356,6 +357,8 @@ def reduce(op, a, axes, dtype=None):
     inner_k = min((abs(s) for n, s in zip(ksh, kst) if n > 1), default=None)
     total = nred * nout
     nth = NTHREADS if PARALLEL_MIN is not None and total >= PARALLEL_MIN else 1
+    if opc >= 2 and a.nbytes >= MINMAX_PARALLEL_MIN:
+        nth = NTHREADS
     if total >= OVERLAP_PARALLEL_MIN and _REUSE * _span(a.shape, st) <= total:
         nth = NTHREADS
     if inner_k is None or inner_r < inner_k or abs(kst[2]) != inner_k:
@@ -375,7 +378,9 @@ def reduce(op, a, axes, dtype=None):
         res = _pairwise(opc, partials.reshape(nout, nseg).T) if nseg > 1 else partials
     else:
         width = min(_WIDTH, ksh[2])
-        segr = max(_ROWS, (_SEG_ELEMS // width) // _ROWS * _ROWS)
+        # (max/min, which do not round, in smaller segments: work for every thread)
+        seg_elems = _SEG_ELEMS if opc < 2 else _SEG_ELEMS >> 2
+        segr = max(_ROWS, (seg_elems // width) // _ROWS * _ROWS)
         nseg = -(-nred // segr)
         ncc = -(-ksh[2] // _WIDTH)
         partials = np.empty(nseg * nout, acc)
