@@ -188,6 +188,18 @@ def _accumulate4(op, kind, acc, v0, v1, v2, v3, w, ident):
         acc[j] = _combine(op, acc[j], _combine(op, a, b))
 
 
+@register_jitable
+def _accumulate_block(op, kind, acc, x, start, step, rows, w, ident, tmp):
+    """:func:`_accumulate4` over ``rows`` (a multiple of 4) equally spaced rows of ``w``
+    contiguous elements from ``start``: the same groups of four as the general loop, without
+    its per-row index arithmetic (~25 ns a row: 1.5x the time of 256-wide float32 rows)."""
+    for i in range(0, rows, 4):
+        p = start + i * step
+        _accumulate4(op, kind, acc, gather(x, p, 1, w, tmp[0]),
+                     gather(x, p + step, 1, w, tmp[1]), gather(x, p + 2 * step, 1, w, tmp[2]),
+                     gather(x, p + 3 * step, 1, w, tmp[3]), w, ident)
+
+
 def _outer_kernel(op, kind, x, xo, ksh, kst, rsh, rst, segr, ident, partials, lo, hi):
     """Item ``t`` = (kept outer index ``q``, column chunk ``c``, segment ``g``): the columns
     ``[c*_WIDTH, ...)`` of the innermost kept dim, reduced over the positions
@@ -222,25 +234,40 @@ def _outer_kernel(op, kind, x, xo, ksh, kst, rsh, rst, segr, ident, partials, lo
         i1 = (p // r2) % r1
         i0 = p // (r1 * r2)
         while p < p1:
-            ng = 4 if room >= 4 and p + 4 <= p1 else 1
-            for u in range(ng):  # the rows of the next ng positions
-                pos[u] = base + i0 * rst[0] + i1 * rst[1] + i2 * rst[2]
-                i2 += 1
+            if room == _ROWS and p + room <= p1 and r2 - i2 >= room and kst[2] == 1:
+                # a whole block of rows along the last reduced dim: one tight loop
+                _accumulate_block(op, kind, acc, x,
+                                  base + i0 * rst[0] + i1 * rst[1] + i2 * rst[2], rst[2],
+                                  room, w, ident, tmp)
+                p += room
+                i2 += room
                 if i2 == r2:
                     i2 = 0
                     i1 += 1
                     if i1 == r1:
                         i1 = 0
                         i0 += 1
-            s2 = kst[2]
-            if ng == 4:
-                _accumulate4(op, kind, acc, gather(x, pos[0], s2, w, tmp[0]),
-                             gather(x, pos[1], s2, w, tmp[1]), gather(x, pos[2], s2, w, tmp[2]),
-                             gather(x, pos[3], s2, w, tmp[3]), w, ident)
+                room = 0
             else:
-                _accumulate(op, kind, acc, gather(x, pos[0], s2, w, tmp[0]), w, ident)
-            p += ng
-            room -= ng
+                ng = 4 if room >= 4 and p + 4 <= p1 else 1
+                for u in range(ng):  # the rows of the next ng positions
+                    pos[u] = base + i0 * rst[0] + i1 * rst[1] + i2 * rst[2]
+                    i2 += 1
+                    if i2 == r2:
+                        i2 = 0
+                        i1 += 1
+                        if i1 == r1:
+                            i1 = 0
+                            i0 += 1
+                s2 = kst[2]
+                if ng == 4:
+                    _accumulate4(op, kind, acc, gather(x, pos[0], s2, w, tmp[0]),
+                                 gather(x, pos[1], s2, w, tmp[1]), gather(x, pos[2], s2, w, tmp[2]),
+                                 gather(x, pos[3], s2, w, tmp[3]), w, ident)
+                else:
+                    _accumulate(op, kind, acc, gather(x, pos[0], s2, w, tmp[0]), w, ident)
+                p += ng
+                room -= ng
             if room == 0 or p == p1:  # push the block vector on the pairwise stack
                 k = count
                 while k & 1:
