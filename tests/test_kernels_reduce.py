@@ -63,6 +63,19 @@ def test_float_reductions(case, data):
         assert same_bits(got, want, signed_zeros=False)
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_float32_summed_in_float64(data):
+    """float32 input accumulated in float64 (``dtype=float64``; Dask's mean and moment
+    chunks ask for it): a float64 result within float64's summation bound of the exact
+    sum, in every layout the strategy draws."""
+    a, axes = data.draw(array_and_axes(np.float32))
+    got = reduce_kernels.reduce("sum", a, axes, np.float64)
+    assert got.dtype == np.float64
+    assert got.shape == tuple(n for d, n in enumerate(a.shape) if d not in axes)
+    assert float_bound_ok(got, a, axes, "sum")
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.just(np.float32), st.data())
 def test_float_products(dtype, data):

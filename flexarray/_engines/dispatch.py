@@ -36,6 +36,7 @@ def _entry(module, name):
 
 _HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 _F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
 
 _GATES = gates.REDUCE_KERNEL_MIN  # measured: flexarray/_engines/gates.py
 KERNEL_MIN = min(_GATES.values())  # below this, no kernel (checked first: ~0.2 us)
@@ -49,7 +50,8 @@ def _reduce_gate(op, a, axes, acc):
             and _reduces_outer(a, axes)):
         return 0
     if op in ("sum", "prod"):
-        if dt.kind in "biu" and dt.itemsize < 8 and acc.itemsize == 8:
+        if (dt.kind in "biu" and dt.itemsize < 8 and acc.itemsize == 8) or (
+                dt == _F32 and acc == _F64):
             return _GATES["widening"]
         if dt == _F32 and acc == _F32:
             return _GATES["float32 sum/prod"]

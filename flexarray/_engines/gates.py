@@ -95,7 +95,11 @@ HALF_RESTAGE_MIN = 1 << 14
 # - float16: 3.5-20x from 256^2 (NumPy converts element by element); bfloat16: 1.4-6x from
 #   1024^2, ~0.7x at 256^2.
 # - sum/prod of 8/16/32-bit integers and bool into int64/uint64: 1.3-2.5x from 1024^2
-#   (NumPy's widening cast is slow), ~1x at 256^2.
+#   (NumPy's widening cast is slow), ~1x at 256^2. Also float32 summed in float64 (Dask's
+#   mean and moment chunks pass dtype="f8"; AMD EPYC kind, one thread, NumPy time /
+#   kernel time): 65,536 x 256 axis 0 2.8x, axis 1 2.0x, all 4.6x; 4096^2 axis 0 3.7x;
+#   512^2 2.4x; 256K elements 1-D 2.6x, 64K 1.4x; 256^2 axis 1 (short runs) 0.72x;
+#   100,000 x 8 axis 0 1.06x.
 # - float32 sums from 4M elements, on two threads (reduce.PARALLEL_MIN): 4096^2 axis 0
 #   1.5x, axis 1 1.3x, all axes 1.25-1.35x (one thread: 1.07x, 0.85x and 0.63-0.80x);
 #   ~1x at 2048^2, 0.8-0.9x at 1024^2. Along axis 0 the kernel is also more accurate
