@@ -402,3 +402,39 @@ def test_namespace_exports():
     for name in NAN_FUNCS + ["einsum", "transpose", "pad", "median", "quantile"]:
         assert name in xp.__all__
         assert getattr(xp, name).__module__ == "flexarray._extensions"
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("func", ["nansum", "nanprod", "nanmean", "nanvar", "nanstd"])
+def test_large_arrays_take_the_nan_kernel(func, dtype, monkeypatch):
+    """From gates.NAN_REDUCE_KERNEL_MIN elements the reduction kernel skips (or counts) NaN
+    as it reads: NumPy's values (the reference in float64), dtypes, shapes and warnings
+    (an all-NaN row), for C, F and reversed layouts, every axis and ddof."""
+    from flexarray._engines import dispatch, gates
+    used = []
+    real = dispatch.nan_reduce
+    monkeypatch.setattr(dispatch, "nan_reduce", lambda *a: used.append(1) or real(*a))
+    a = sample(dtype, "all-nan-row", (gates.NAN_REDUCE_KERNEL_MIN // 300 + 7, 300), seed=4)
+    if func == "nanprod":
+        a = (1 + a / 1000).astype(dtype)  # (products of ~900 factors stay finite)
+    extra = [dict(axis=0, ddof=1), dict(axis=1, ddof=2.5)] if func in ("nanvar", "nanstd") \
+        else []
+    rtol = 1e-4 if dtype == "float32" else 1e-10
+    for b in (a, np.asfortranarray(a), a[::-1]):
+        for kw in AXES + extra:
+            with warnings.catch_warnings(record=True) as np_warns:
+                warnings.simplefilter("always")
+                expected = np.asarray(getattr(np, func)(b.astype(np.float64), **kw))
+                np_dtype = np.asarray(getattr(np, func)(b, **kw)).dtype
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                r = getattr(xp, func)(xp.asarray(b), **kw)
+            got = np.asarray(r)
+            assert got.dtype == np_dtype and got.shape == expected.shape, (kw, got.dtype)
+            scale = np.nansum(np.abs(b.astype(np.float64)), axis=kw.get("axis"),
+                              keepdims=kw.get("keepdims", False)) / b.size * got.size
+            np.testing.assert_allclose(got, expected, rtol=rtol, atol=rtol * np.max(scale),
+                                       equal_nan=True)
+            if any(SLICE_WARNING in str(i.message) for i in np_warns):
+                assert any(SLICE_WARNING in str(i.message) for i in w), kw
+    assert used, "the kernel was not asked"

@@ -76,6 +76,22 @@ def test_float32_summed_in_float64(data):
     assert float_bound_ok(got, a, axes, "sum")
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([np.float32, np.float64, np.float16, BF16]), st.data())
+def test_nan_skipping_sums_and_counts(dtype, data):
+    """``nan="skip"``: NaN elements add nothing (NumPy's nansum, within the summation
+    bound of the exact value); ``nan="count"``: exactly the number of non-NaN elements;
+    both in every layout (values with NaN, infinities and signed zeros)."""
+    a, axes = data.draw(array_and_axes(dtype))
+    acc = np.float32 if a.dtype in (np.float16, BF16) else a.dtype
+    got = reduce_kernels.reduce("sum", a, axes, acc, nan="skip")
+    nan = np.isnan(a.astype(np.float32))
+    filled = np.where(nan, 0, a.astype(np.float64))
+    assert float_bound_ok(np.asarray(got).astype(acc), filled, axes, "sum")
+    count = reduce_kernels.reduce("sum", a, axes, np.float64, nan="count")
+    assert np.array_equal(count, np.sum(~nan, axis=axes).astype(np.float64))
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.just(np.float32), st.data())
 def test_float_products(dtype, data):

@@ -84,6 +84,22 @@ def reduce(op, a, axes, acc, keepdims):
     return r
 
 
+_NAN_MIN = gates.NAN_REDUCE_KERNEL_MIN
+
+
+def nan_reduce(op, a, axes, acc, nan, keepdims):
+    """``op`` ("sum", "prod") of floating ``a`` over the sorted tuple ``axes`` with NaN
+    elements skipped (``nan`` "skip": NumPy's nansum/nanprod) or counted ("count": the
+    number of elements that are not NaN, with ``op`` "sum"), in NumPy dtype ``acc``, by the
+    kernel; None below its gate (the caller composes NumPy's way)."""
+    if a.size < _NAN_MIN or not axes:
+        return None
+    r = _entry("reductions.reduce", "reduce")(op, a, axes, acc, nan)
+    if keepdims:
+        r = r.reshape(tuple(1 if i in axes else n for i, n in enumerate(a.shape)))
+    return r
+
+
 # --- integer matmul ---------------------------------------------------------------------------
 
 _F64_EXACT = 1 << 53  # every integer of magnitude below this is a float64

@@ -33,8 +33,8 @@ from numba import types
 from numba.extending import overload, register_jitable
 
 from flexarray._kernels import kernel
-from flexarray._kernels._intrinsics import (NTHREADS, PLAIN, element_kind, flat_view, gather,
-                                            load_as, plan, run_split, stack_array)
+from flexarray._kernels._intrinsics import (NTHREADS, PLAIN, cast_like, element_kind, flat_view,
+                                            gather, load_as, plan, run_split, stack_array)
 from flexarray._engines import gates
 
 __all__ = ["reduce", "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "OPS"]
@@ -54,6 +54,37 @@ PARALLEL_MIN = gates.REDUCE_THREADS_MIN  # measured: flexarray/_engines/gates.py
 MINMAX_PARALLEL_MIN = gates.MINMAX_OUTER_KERNEL_MIN_BYTES  # (bytes; max/min: no rounding)
 OVERLAP_PARALLEL_MIN = gates.REDUCE_OVERLAP_THREADS_MIN  # measured: flexarray/_engines/gates.py
 _REUSE = 4
+
+
+# ``kind`` is the element kind of the input (PLAIN, F16, BF16) plus one of these flags:
+# NaN elements count as the op's identity (NumPy's nansum/nanprod), or every element counts
+# as 1 unless it is NaN (the number of non-NaN elements).
+NAN_AS_IDENTITY = 4
+COUNT_NOT_NAN = 8
+
+
+def _is_nan(kind, v):
+    """Whether input element ``v`` (of element kind ``kind``) is a NaN."""
+
+
+@overload(_is_nan)
+def _is_nan_impl(kind, v):
+    if v == types.uint16:  # a half: its float32 value
+        return lambda kind, v: load_as(kind, v, np.float32(0)) != load_as(kind, v, np.float32(0))
+    if isinstance(v, types.Float):
+        return lambda kind, v: v != v
+    return lambda kind, v: False
+
+
+@register_jitable
+def _load(kind, v, ident):
+    """Element ``v`` as the accumulator type (``ident``'s), under ``kind``'s flags (the NaN
+    test on the element itself: the accumulator may be an integer)."""
+    if kind & NAN_AS_IDENTITY:
+        return ident if _is_nan(kind & 3, v) else load_as(kind & 3, v, ident)
+    if kind & COUNT_NOT_NAN:
+        return ident if _is_nan(kind & 3, v) else cast_like(1, ident)  # (ident is 0)
+    return load_as(kind, v, ident)
 
 
 # ---------------------------------------------------------------- kernels
@@ -109,14 +140,14 @@ def _lanes(op, kind, acc, v, m, ident):
     j = 0
     while j + _LANES <= m:
         for l in range(_LANES):
-            loc[l] = _combine(op, loc[l], load_as(kind, v[j + l], ident))
+            loc[l] = _combine(op, loc[l], _load(kind, v[j + l], ident))
         j += _LANES
     for l in range(_LANES):
         acc[l] = loc[l]
     # the tail goes to ``acc`` (the same order as into ``loc``): a variable-length loop over
     # ``loc`` kept it out of registers (64-element rows: 1.2-1.7x slower)
     for l in range(m - j):
-        acc[l] = _combine(op, acc[l], load_as(kind, v[j + l], ident))
+        acc[l] = _combine(op, acc[l], _load(kind, v[j + l], ident))
 
 
 def _inner_kernel(op, kind, x, xo, ksh, kst, rsh, rst, seg, ident, partials, lo, hi):
@@ -175,7 +206,7 @@ def _accumulate(op, kind, acc, v, w, ident):
     """``acc[j] = op(acc[j], v[j])``: its own function so that LLVM unswitches the op and
     kind branches out of this loop before inlining it (in the big kernel it did not)."""
     for j in range(w):
-        acc[j] = _combine(op, acc[j], load_as(kind, v[j], ident))
+        acc[j] = _combine(op, acc[j], _load(kind, v[j], ident))
 
 
 @register_jitable
@@ -183,8 +214,8 @@ def _accumulate4(op, kind, acc, v0, v1, v2, v3, w, ident):
     """Four rows at once, combined pairwise first: four read streams and a quarter of the
     accumulator traffic (measured ~1.2x a row at a time, which NumPy does)."""
     for j in range(w):
-        a = _combine(op, load_as(kind, v0[j], ident), load_as(kind, v1[j], ident))
-        b = _combine(op, load_as(kind, v2[j], ident), load_as(kind, v3[j], ident))
+        a = _combine(op, _load(kind, v0[j], ident), _load(kind, v1[j], ident))
+        b = _combine(op, _load(kind, v2[j], ident), _load(kind, v3[j], ident))
         acc[j] = _combine(op, acc[j], _combine(op, a, b))
 
 
@@ -330,13 +361,15 @@ def _coalesce(shape, strides, rank):
     return p[0], p[1][0], p[2][0]
 
 
-def reduce(op, a, axes, dtype=None):
+def reduce(op, a, axes, dtype=None, nan=None):
     """Reduce NumPy array ``a`` over ``axes`` (a tuple of non-negative ints, any order).
 
     ``op``: "sum", "prod", "max" or "min". ``dtype``: the result dtype (NumPy dtype; default
     ``a.dtype``); sum/prod accumulate in it (float16/bfloat16 in float32, rounded once at
     the end). Returns a new array of ``a``'s shape without ``axes``. max/min of an empty
-    set raise ValueError (the frontend should have raised first).
+    set raise ValueError (the frontend should have raised first). ``nan`` (floating ``a``):
+    "skip" reduces NaN elements as the op's identity (NumPy's nansum, nanprod); "count"
+    (with op "sum") counts the elements that are not NaN.
     """
     opc = OPS[op]
     if opc >= 2 and a.dtype.kind == "c":
@@ -353,6 +386,8 @@ def reduce(op, a, axes, dtype=None):
     for d in axes:
         nred *= a.shape[d]
     kind, view = element_kind(a.dtype)
+    if nan is not None and (kind != PLAIN or a.dtype.kind == "f"):
+        kind |= NAN_AS_IDENTITY if nan == "skip" else COUNT_NOT_NAN
     acc = np.dtype(np.float32) if element_kind(dt)[1] != dt else dt
     if nred == 0:
         if opc >= 2:
@@ -375,7 +410,7 @@ def reduce(op, a, axes, dtype=None):
     rc = _coalesce(tuple(a.shape[d] for d in axes), tuple(st[d] for d in axes), 3)
     if kc is None or rc is None:  # too many dims: reorder into a contiguous copy
         c = np.ascontiguousarray(np.moveaxis(a, axes, tuple(range(a.ndim - len(axes), a.ndim))))
-        return reduce(op, c, tuple(range(len(kept), a.ndim)), dtype)
+        return reduce(op, c, tuple(range(len(kept), a.ndim)), dtype, nan)
     ksh, kst = kc
     rsh, rst, rdelta = rc
     xo += rdelta
