@@ -12,8 +12,8 @@ flexarray's Numba kernels, ~0.5-0.8 s once per process), then the timed run ("wa
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/bench_bounded_memory.py
     python bench/bench_bounded_memory.py --size-gb 4 --allowed-mem 1GB --rounds 2
 
-Prints a table (start and wall time, peak RSS, NumPy-chunk time / flexarray-chunk time,
-of the run and of start plus run) and, with
+Prints a table (start and wall time, the run's CPU time over all threads, peak RSS,
+NumPy-chunk time / flexarray-chunk time, of the run and of start plus run) and, with
 ``--json``, writes the figures.
 """
 import argparse
@@ -69,6 +69,12 @@ def compute(engine, chunks, path, spec, rows=None):
     return type(r).__module__.split(".")[0], np.asarray(r, dtype=np.float64)
 
 
+def _cpu_seconds():
+    """This process's CPU time so far, user and system (every thread's)."""
+    u = resource.getrusage(resource.RUSAGE_SELF)
+    return u.ru_utime + u.ru_stime
+
+
 def run_one(engine, chunks, path, allowed_mem, work_dir):
     """One configuration, in this (fresh) process: prints JSON. ``start_s``: the imports
     and a warm-up run of the same graph on the first two chunks (Dask or cubed, and
@@ -79,11 +85,11 @@ def run_one(engine, chunks, path, allowed_mem, work_dir):
         import cubed
         spec = cubed.Spec(work_dir=work_dir, allowed_mem=allowed_mem)
     compute(engine, chunks, path, spec, rows=2 * ROWS_PER_CHUNK)
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), _cpu_seconds()
     kind, r = compute(engine, chunks, path, spec)
-    t2 = time.perf_counter()
+    t2, c2 = time.perf_counter(), _cpu_seconds()
     print(json.dumps({"engine": engine, "chunks": chunks, "wall_s": t2 - t1,
-                      "start_s": t1 - t0, "result_type": kind,
+                      "cpu_s": c2 - c1, "start_s": t1 - t0, "result_type": kind,
                       "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                       "check": float(abs(r / r.mean() - 1).max())}))
 
@@ -124,23 +130,26 @@ def main():
                     print(f"{engine}/{chunks} failed:\n{out.stderr[-2000:]}")
                     continue
                 results.append(json.loads(out.stdout.strip().splitlines()[-1]))
-    print("| engine | chunks | start (s) | wall (s) | peak RSS (MB) | result type | "
+    print("| engine | chunks | start (s) | wall (s) | CPU (s) | peak RSS (MB) | result type | "
           "max rel. dev. |")
-    print("|---|---|---|---|---|---|---|")
-    walls, totals = {}, {}
+    print("|---|---|---|---|---|---|---|---|")
+    walls, totals, cpus = {}, {}, {}
     for r in results:
         walls.setdefault((r["engine"], r["chunks"]), []).append(r["wall_s"])
+        cpus.setdefault((r["engine"], r["chunks"]), []).append(r["cpu_s"])
         totals.setdefault((r["engine"], r["chunks"]), []).append(r["start_s"] + r["wall_s"])
         print(f"| {r['engine']} | {r['chunks']} | {r['start_s']:.2f} | {r['wall_s']:.2f} | "
-              f"{r['peak_rss_mb']:.0f} | "
+              f"{r['cpu_s']:.2f} | {r['peak_rss_mb']:.0f} | "
               f"{r['result_type']} | {r['check']:.1e} |")
     for engine in a.engines.split(","):
         if (engine, "numpy") in walls and (engine, "flexarray") in walls:
             n, f = walls[(engine, "numpy")], walls[(engine, "flexarray")]
             tn, tf = totals[(engine, "numpy")], totals[(engine, "flexarray")]
+            cf = statistics.median(cpus[(engine, "flexarray")])
             print(f"{engine}: NumPy-chunk time / flexarray-chunk time = {min(n) / min(f):.2f} "
                   f"(best of rounds), {statistics.median(n) / statistics.median(f):.2f} "
                   f"(median); start and run {statistics.median(tn) / statistics.median(tf):.2f} "
+                  f"(median); CPU time {statistics.median(cpus[(engine, 'numpy')]) / cf:.2f} "
                   f"(median)")
     if a.json:
         with open(a.json, "w") as f:

@@ -135,7 +135,7 @@ def _fill_reduce(func, a, axis, keepdims, **kw):
     if func in _NAN_SKIP:
         dt = a._dtype if kw.get("dtype") is None else _dt.normalize(kw["dtype"], func)
         r = _nan_kernel(_NAN_SKIP[func], a, axis, dt, "skip", keepdims)
-        if r is None and dt is a._dtype and dt in _NAN_KERNEL_DTYPES:  # small: NumPy's own
+        if r is None and dt == a._dtype and dt in _NAN_KERNEL_DTYPES:  # small: NumPy's own
             with ignore_fp_errors():
                 r = _NAN_NUMPY[func](a._arr, normalize_axes(axis, a.ndim), keepdims=keepdims)
         if r is not None:

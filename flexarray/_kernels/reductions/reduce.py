@@ -70,7 +70,10 @@ def _is_nan(kind, v):
 @overload(_is_nan)
 def _is_nan_impl(kind, v):
     if v == types.uint16:  # a half: its float32 value
-        return lambda kind, v: load_as(kind, v, np.float32(0)) != load_as(kind, v, np.float32(0))
+        def impl(kind, v):
+            f = load_as(kind, v, np.float32(0))
+            return f != f
+        return impl
     if isinstance(v, types.Float):
         return lambda kind, v: v != v
     return lambda kind, v: False
