@@ -443,8 +443,10 @@ def reduce(op, a, axes, dtype=None, nan=None):
         res = _pairwise(opc, partials.reshape(nout, nseg).T) if nseg > 1 else partials
     else:
         width = min(_WIDTH, ksh[2])
-        # (max/min, which do not round, in smaller segments: work for every thread)
-        seg_elems = _SEG_ELEMS if opc < 2 else _SEG_ELEMS >> 2
+        # (max/min, which do not round, in segments of 256K elements: work for every thread;
+        # default / one thread, 50,000 x 64 float64 axis 0, idle | busy: 0.54 | 1.02, with
+        # 1M-element segments 0.68 | 0.73-1.03, 4M 1.0)
+        seg_elems = _SEG_ELEMS if opc < 2 else _SEG_ELEMS >> 4
         segr = max(_ROWS, (seg_elems // width) // _ROWS * _ROWS)
         nseg = -(-nred // segr)
         ncc = -(-ksh[2] // _WIDTH)
