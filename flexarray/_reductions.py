@@ -137,12 +137,12 @@ def _fold_rows(f, op, a, axes, acc, keepdims):
 
 def _reduce_split(f, op, a, axes, acc, keepdims):
     """A large reduction (:func:`reduce_np` gates the size: ``gates.REDUCE_SPLIT_*``) cut
-    along its outermost axis into
-    pieces that NumPy's reduce (which releases the GIL) takes on the pool's threads, the
-    caller included: NumPy's loop is memory-bound at ~25 GB/s on one core, and a second
-    one adds ~1.3-1.4x. Cut along a kept axis, every output is NumPy's own; cut along a
-    reduced one, the pieces' results are combined with ``f`` (sums then add in another
-    order than NumPy's, to its error bound). None when it does not apply."""
+    along its outermost axis into pieces that NumPy's reduce (which releases the GIL)
+    takes on the pool's threads, the caller included: NumPy's loop is memory-bound at ~25
+    GB/s on one core, and a second one adds ~1.3-1.4x. Cut along a kept axis, every output
+    is NumPy's own; cut along a reduced one, the pieces' results are combined with ``f``
+    (sums then add in another order than NumPy's, to its error bound). None when it does
+    not apply."""
     if _threads.NTHREADS < 2 or _threads.runs_inline():
         return None
     ax = builtins.max(range(a.ndim), key=lambda d: abs(a.strides[d]) if a.shape[d] > 1 else -1)

@@ -443,9 +443,9 @@ def test_reduction_over_a_long_outer_axis_with_small_slices(op, dtype, shape, ax
 @pytest.mark.parametrize("layout", ["C", "F", "int32"])
 def test_large_reductions_split_over_threads_match_numpy(op, axis, layout, monkeypatch):
     """From gates.REDUCE_SPLIT_MIN_BYTES (moved down here to 1 MB) NumPy's reduce runs in
-    pieces on the pool's threads: extrema and integer sums exactly NumPy's, floating sums to the error
-    bound, whichever axis the pieces cut (the outermost: reduced in C order for axis 0,
-    kept in F order)."""
+    pieces on the pool's threads: extrema and integer sums exactly NumPy's, floating sums
+    to the error bound, whichever axis the pieces cut (the outermost: reduced in C order
+    for axis 0, kept in F order)."""
     from flexarray import _reductions, _threads
     monkeypatch.setattr(_reductions, "_SPLIT_MIN_BYTES", 1 << 20)
     monkeypatch.setattr(_threads, "NTHREADS", max(2, _threads.NTHREADS))
@@ -508,12 +508,16 @@ def test_short_row_reductions_split_from_their_own_gate(shape, axis, splits, mon
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("layout", ["C", "F"])
-def test_large_outer_max_min_take_the_kernel_and_give_numpys_values(dtype, layout):
+def test_large_outer_max_min_take_the_kernel_and_give_numpys_values(dtype, layout,
+                                                                     monkeypatch):
     """max/min of floats over an axis that is not the innermost in memory, from
     gates.MINMAX_OUTER_KERNEL_MIN_BYTES: the kernel's outer mode on threads, NumPy's
     values exactly (NaN propagates per column; infinities; the column maxima at random
     rows)."""
-    from flexarray._engines import gates
+    from flexarray._engines import dispatch, gates
+    used = []
+    real = dispatch._entry
+    monkeypatch.setattr(dispatch, "_entry", lambda *a: used.append(a) or real(*a))
     rows = gates.MINMAX_OUTER_KERNEL_MIN_BYTES // (128 * np.dtype(dtype).itemsize) + 5
     rng = np.random.default_rng(11)
     a = rng.standard_normal((rows, 128)).astype(dtype)
@@ -530,6 +534,7 @@ def test_large_outer_max_min_take_the_kernel_and_give_numpys_values(dtype, layou
             expected = getattr(np, func)(a, axis=axis, keepdims=keepdims)
             assert got.dtype == expected.dtype and got.shape == expected.shape
             assert np.array_equal(got, expected, equal_nan=True)
+    assert used.count(("reductions.reduce", "reduce")) == 4
 
 def test_std_var_take_numpys_ddof_as_correction():
     """``ddof`` is accepted as NumPy's name for ``correction`` (xarray passes it)."""

@@ -56,11 +56,13 @@ OVERLAP_PARALLEL_MIN = gates.REDUCE_OVERLAP_THREADS_MIN  # measured: flexarray/_
 _REUSE = 4
 
 
-# ``kind`` is the element kind of the input (PLAIN, F16, BF16) plus one of these flags:
-# NaN elements count as the op's identity (NumPy's nansum/nanprod), or every element counts
-# as 1 unless it is NaN (the number of non-NaN elements).
-NAN_AS_IDENTITY = 4
-COUNT_NOT_NAN = 8
+# ``nan``: None, or what a kernel does with NaN elements of a floating input: reduce them
+# as the op's identity (NumPy's nansum/nanprod), or count the elements that are not NaN.
+# Each is a compiled variant of its own, told apart by the Numba type of the argument (a
+# runtime flag left LLVM's loops unvectorized: float32 sums over axis 0 1.7 -> 3.6 ms, or
+# the NaN-skipping ones 1.5 -> 3.3 ms, depending on which it unswitched).
+NAN_AS_IDENTITY = (0,)    # a 1-tuple
+COUNT_NOT_NAN = (0, 0)    # a 2-tuple
 
 
 def _is_nan(kind, v):
@@ -79,15 +81,18 @@ def _is_nan_impl(kind, v):
     return lambda kind, v: False
 
 
-@register_jitable
-def _load(kind, v, ident):
-    """Element ``v`` as the accumulator type (``ident``'s), under ``kind``'s flags (the NaN
-    test on the element itself: the accumulator may be an integer)."""
-    if kind & NAN_AS_IDENTITY:
-        return ident if _is_nan(kind & 3, v) else load_as(kind & 3, v, ident)
-    if kind & COUNT_NOT_NAN:
-        return ident if _is_nan(kind & 3, v) else cast_like(1, ident)  # (ident is 0)
-    return load_as(kind, v, ident)
+def _load(kind, v, ident, nan):
+    """Element ``v`` as the accumulator type (``ident``'s), under ``nan`` (the NaN test on
+    the element itself: the accumulator may be an integer)."""
+
+
+@overload(_load)
+def _load_impl(kind, v, ident, nan):
+    if isinstance(nan, types.NoneType):
+        return lambda kind, v, ident, nan: load_as(kind, v, ident)
+    if nan.count == len(NAN_AS_IDENTITY):
+        return lambda kind, v, ident, nan: ident if _is_nan(kind, v) else load_as(kind, v, ident)
+    return lambda kind, v, ident, nan: ident if _is_nan(kind, v) else cast_like(1, ident)
 
 
 # ---------------------------------------------------------------- kernels
@@ -132,7 +137,7 @@ def _push(op, stk, top, count, v):
 
 
 @register_jitable
-def _lanes(op, kind, acc, v, m, ident):
+def _lanes(op, kind, acc, v, m, ident, nan):
     """Accumulate the contiguous ``v[:m]`` into the lanes: ``acc[l] = op(acc[l], v[j+l])``
     (its own function: see ``_accumulate``). The lanes are worked on in a local stack copy,
     which LLVM keeps in vector registers whether or not this function is inlined (lanes
@@ -143,17 +148,17 @@ def _lanes(op, kind, acc, v, m, ident):
     j = 0
     while j + _LANES <= m:
         for l in range(_LANES):
-            loc[l] = _combine(op, loc[l], _load(kind, v[j + l], ident))
+            loc[l] = _combine(op, loc[l], _load(kind, v[j + l], ident, nan))
         j += _LANES
     for l in range(_LANES):
         acc[l] = loc[l]
     # the tail goes to ``acc`` (the same order as into ``loc``): a variable-length loop over
     # ``loc`` kept it out of registers (64-element rows: 1.2-1.7x slower)
     for l in range(m - j):
-        acc[l] = _combine(op, acc[l], _load(kind, v[j + l], ident))
+        acc[l] = _combine(op, acc[l], _load(kind, v[j + l], ident, nan))
 
 
-def _inner_kernel(op, kind, x, xo, ksh, kst, rsh, rst, seg, ident, partials, lo, hi):
+def _inner_kernel(op, kind, x, xo, ksh, kst, rsh, rst, seg, ident, nan, partials, lo, hi):
     """Item ``t`` = (output ``q``, segment ``g``): partials[t] = reduction of the reduced
     positions ``[g*seg, (g+1)*seg)`` of output ``q`` (positions in C order of ``rsh``).
     Runs along the innermost reduced dim feed ``_LANES`` lanes; strided runs are gathered
@@ -181,7 +186,7 @@ def _inner_kernel(op, kind, x, xo, ksh, kst, rsh, rst, seg, ident, partials, lo,
             col = p - row * n
             m = min(n - col, p1 - p, room)
             start = base + (row // r1) * rst[0] + (row % r1) * rst[1] + col * rst[2]
-            _lanes(op, kind, acc, gather(x, start, rst[2], m, tmp), m, ident)
+            _lanes(op, kind, acc, gather(x, start, rst[2], m, tmp), m, ident, nan)
             p += m
             room -= m
             if room == 0 or p == p1:  # fold the lanes pairwise, push the block partial
@@ -205,25 +210,38 @@ _inner = kernel(_inner_kernel)
 
 
 @register_jitable
-def _accumulate(op, kind, acc, v, w, ident):
+def _accumulate(op, kind, acc, v, w, ident, nan):
     """``acc[j] = op(acc[j], v[j])``: its own function so that LLVM unswitches the op and
     kind branches out of this loop before inlining it (in the big kernel it did not)."""
     for j in range(w):
-        acc[j] = _combine(op, acc[j], _load(kind, v[j], ident))
+        acc[j] = _combine(op, acc[j], _load(kind, v[j], ident, nan))
 
 
 @register_jitable
-def _accumulate4(op, kind, acc, v0, v1, v2, v3, w, ident):
+def _accumulate4(op, kind, acc, v0, v1, v2, v3, w, ident, nan):
     """Four rows at once, combined pairwise first: four read streams and a quarter of the
     accumulator traffic (measured ~1.2x a row at a time, which NumPy does)."""
     for j in range(w):
-        a = _combine(op, _load(kind, v0[j], ident), _load(kind, v1[j], ident))
-        b = _combine(op, _load(kind, v2[j], ident), _load(kind, v3[j], ident))
+        a = _combine(op, _load(kind, v0[j], ident, nan), _load(kind, v1[j], ident, nan))
+        b = _combine(op, _load(kind, v2[j], ident, nan), _load(kind, v3[j], ident, nan))
         acc[j] = _combine(op, acc[j], _combine(op, a, b))
 
 
 @register_jitable
-def _accumulate_block(op, kind, acc, x, start, step, rows, w, ident, tmp):
+def _carry(i0, i1, i2, r1, r2):
+    """A position's multi-index ``(i0, i1, i2)`` whose last digit may have reached ``r2``,
+    carried over (positions advance without divisions)."""
+    if i2 == r2:
+        i2 = 0
+        i1 += 1
+        if i1 == r1:
+            i1 = 0
+            i0 += 1
+    return i0, i1, i2
+
+
+@register_jitable
+def _accumulate_block(op, kind, acc, x, start, step, rows, w, ident, nan, tmp):
     """:func:`_accumulate4` over ``rows`` (a multiple of 4) equally spaced rows of ``w``
     contiguous elements from ``start``: the same groups of four as the general loop, without
     its per-row index arithmetic (~25 ns a row: 1.5x the time of 256-wide float32 rows)."""
@@ -231,10 +249,11 @@ def _accumulate_block(op, kind, acc, x, start, step, rows, w, ident, tmp):
         p = start + i * step
         _accumulate4(op, kind, acc, gather(x, p, 1, w, tmp[0]),
                      gather(x, p + step, 1, w, tmp[1]), gather(x, p + 2 * step, 1, w, tmp[2]),
-                     gather(x, p + 3 * step, 1, w, tmp[3]), w, ident)
+                     gather(x, p + 3 * step, 1, w, tmp[3]), w, ident, nan)
 
 
-def _outer_kernel(op, kind, x, xo, ksh, kst, rsh, rst, segr, ident, partials, lo, hi):
+def _outer_kernel(op, kind, x, xo, ksh, kst, rsh, rst, segr, ident, nan, partials, lo,
+                  hi):
     """Item ``t`` = (kept outer index ``q``, column chunk ``c``, segment ``g``): the columns
     ``[c*_WIDTH, ...)`` of the innermost kept dim, reduced over the positions
     ``[g*segr, (g+1)*segr)``; partials has shape (nseg, k0*k1*k2) flattened. Blocks of
@@ -272,34 +291,23 @@ def _outer_kernel(op, kind, x, xo, ksh, kst, rsh, rst, segr, ident, partials, lo
                 # a whole block of rows along the last reduced dim: one tight loop
                 _accumulate_block(op, kind, acc, x,
                                   base + i0 * rst[0] + i1 * rst[1] + i2 * rst[2], rst[2],
-                                  room, w, ident, tmp)
+                                  room, w, ident, nan, tmp)
                 p += room
-                i2 += room
-                if i2 == r2:
-                    i2 = 0
-                    i1 += 1
-                    if i1 == r1:
-                        i1 = 0
-                        i0 += 1
+                i0, i1, i2 = _carry(i0, i1, i2 + room, r1, r2)
                 room = 0
             else:
                 ng = 4 if room >= 4 and p + 4 <= p1 else 1
                 for u in range(ng):  # the rows of the next ng positions
                     pos[u] = base + i0 * rst[0] + i1 * rst[1] + i2 * rst[2]
-                    i2 += 1
-                    if i2 == r2:
-                        i2 = 0
-                        i1 += 1
-                        if i1 == r1:
-                            i1 = 0
-                            i0 += 1
+                    i0, i1, i2 = _carry(i0, i1, i2 + 1, r1, r2)
                 s2 = kst[2]
                 if ng == 4:
                     _accumulate4(op, kind, acc, gather(x, pos[0], s2, w, tmp[0]),
                                  gather(x, pos[1], s2, w, tmp[1]), gather(x, pos[2], s2, w, tmp[2]),
-                                 gather(x, pos[3], s2, w, tmp[3]), w, ident)
+                                 gather(x, pos[3], s2, w, tmp[3]), w, ident, nan)
                 else:
-                    _accumulate(op, kind, acc, gather(x, pos[0], s2, w, tmp[0]), w, ident)
+                    _accumulate(op, kind, acc, gather(x, pos[0], s2, w, tmp[0]), w, ident,
+                                nan)
                 p += ng
                 room -= ng
             if room == 0 or p == p1:  # push the block vector on the pairwise stack
@@ -389,8 +397,9 @@ def reduce(op, a, axes, dtype=None, nan=None):
     for d in axes:
         nred *= a.shape[d]
     kind, view = element_kind(a.dtype)
+    mode = None  # (the kernels' ``nan``)
     if nan is not None and (kind != PLAIN or a.dtype.kind == "f"):
-        kind |= NAN_AS_IDENTITY if nan == "skip" else COUNT_NOT_NAN
+        mode = NAN_AS_IDENTITY if nan == "skip" else COUNT_NOT_NAN
     acc = np.dtype(np.float32) if element_kind(dt)[1] != dt else dt
     if nred == 0:
         if opc >= 2:
@@ -428,7 +437,7 @@ def reduce(op, a, axes, dtype=None, nan=None):
         nth = NTHREADS
     if inner_k is None or inner_r < inner_k or abs(kst[2]) != inner_k:
         if (nred < _SHORT_RUN and rsh[0] * rsh[1] == 1 and inner_r == 1 and kind == PLAIN
-                and acc == a.dtype):
+                and mode is None and acc == a.dtype):
             # short contiguous runs: the kernel's per-run overhead (~60-100 ns) loses to
             # NumPy's pairwise loop (float32 rows of 64: 0.35x, 256: 0.6x, 512: ~0.9x,
             # 1024-4096: 0.9-1.2x); with no half or widening conversion NumPy is as accurate
@@ -438,7 +447,7 @@ def reduce(op, a, axes, dtype=None, nan=None):
         seg = max(_BLOCK, -(-nred // _BLOCK) * _BLOCK) if nred <= _SEG else _SEG
         nseg = -(-nred // seg)
         partials = np.empty(nout * nseg, acc)
-        run_split(_inner, (opc, kind, flat, xo, ksh, kst, rsh, rst, seg, ident, partials),
+        run_split(_inner, (opc, kind, flat, xo, ksh, kst, rsh, rst, seg, ident, mode, partials),
                   nout * nseg, nth)
         res = _pairwise(opc, partials.reshape(nout, nseg).T) if nseg > 1 else partials
     else:
@@ -451,7 +460,8 @@ def reduce(op, a, axes, dtype=None, nan=None):
         nseg = -(-nred // segr)
         ncc = -(-ksh[2] // _WIDTH)
         partials = np.empty(nseg * nout, acc)
-        run_split(_outer, (opc, kind, flat, xo, ksh, kst, rsh, rst, segr, ident, partials),
+        run_split(_outer, (opc, kind, flat, xo, ksh, kst, rsh, rst, segr, ident, mode,
+                            partials),
                   ksh[0] * ksh[1] * ncc * nseg, nth)
         res = _pairwise(opc, partials.reshape(nseg, nout)) if nseg > 1 else partials
     res = np.asarray(res).reshape(out_shape)
