@@ -395,6 +395,15 @@ class Array:
     def __reduce__(self):
         return (wrap, (np.array(self._arr),))
 
+    def __copy__(self):
+        """``copy.copy``: a copy as NumPy's (order "K"), O(1) until written (:func:`copy_of`;
+        through pickling's protocol a transposed 8 MB array took 2.1 ms, NumPy 0.17 ms)."""
+        return copy_of(self)
+
+    def __deepcopy__(self, memo):
+        """``copy.deepcopy``: as :meth:`__copy__` (the elements are numbers)."""
+        return copy_of(self)
+
     def __repr__(self):
         body = np.array2string(self._arr, separator=", ", prefix="Array(",
                                threshold=1000)

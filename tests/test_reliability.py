@@ -264,6 +264,24 @@ def test_copy_and_deepcopy_are_copies(how):
         np.testing.assert_array_equal(np.asarray(y2), ref)
 
 
+@pytest.mark.parametrize("how", [copy.copy, copy.deepcopy])
+def test_copies_keep_numpys_layout(how):
+    """copy.copy/deepcopy lay the copy out as NumPy's do (order "K"), small or large (the
+    large ones lazy), and the copy is independent."""
+    big = np.arange(2.0 * 600 * 500).reshape(1200, 500)
+    for ref in (big, big.T, big[::2, ::-3], np.arange(12.0).reshape(3, 4).T,
+                np.broadcast_to(np.arange(500.0), (1200, 500))):
+        x = xp.asarray(ref) if ref.flags.writeable else xp.broadcast_to(
+            xp.asarray(np.arange(500.0)), ref.shape)
+        y, expected = how(x), how(ref)
+        got = np.asarray(y)
+        np.testing.assert_array_equal(got, expected)
+        assert (got.flags.c_contiguous, got.flags.f_contiguous) == (
+            expected.flags.c_contiguous, expected.flags.f_contiguous)
+        y[0, 0] = -1.0
+        assert float(x[0, 0]) == ref[0, 0]
+
+
 def test_deepcopy_of_containers_copies_the_arrays():
     a = xp.ones(3)
     nested = {"a": a, "b": [a[1:]]}
