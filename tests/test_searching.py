@@ -307,6 +307,31 @@ def test_where_on_large_operands_is_numpys(dtype, form, truth):
     assert np.array_equal(got.view(np.uint8), expected.view(np.uint8))
 
 
+
+@pytest.mark.parametrize("form", ["arrays", "scalar x2", "0-d x1"])
+def test_where_on_threads_is_numpys(form, monkeypatch):
+    """From gates.SELECT_THREADS_MIN elements the bit-select kernel runs in pieces on the
+    pool's threads (each piece indexes its slices from 0): NumPy's elements bit for bit."""
+    from flexarray import _threads
+    from flexarray._engines import gates
+    monkeypatch.setattr(_threads, "NTHREADS", max(2, _threads.NTHREADS))
+    monkeypatch.setattr(_threads, "_blas_spins_until", 0.0)
+    rng = np.random.default_rng(8)
+    shape = (gates.SELECT_THREADS_MIN // 1000 + 3, 1000)
+    cond = rng.random(shape) < 0.5
+    a, b = rng.standard_normal(shape), rng.standard_normal(shape)
+    a[0, :4] = [np.nan, -0.0, np.inf, -np.nan]
+    n1, n2 = a, b
+    x1, x2 = fx(a), fx(b)
+    if form == "scalar x2":
+        x2 = n2 = 0.5
+    elif form == "0-d x1":
+        n1 = a[0, 1].reshape(())
+        x1 = fx(n1)
+    got = to_np(xp.where(fx(cond), x1, x2))
+    expected = np.where(cond, n1, n2)
+    assert np.array_equal(got.view(np.uint8), expected.view(np.uint8))
+
 def test_where_scalars_adopt_the_array_dtype():
     c = fx(np.array([True, False]))
     assert_bits(xp.where(c, fx(np.array([1, 2], np.int8)), 5), np.array([1, 5], np.int8))

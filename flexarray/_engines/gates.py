@@ -66,7 +66,8 @@ HALF_THREADS_MIN = None
 # where(condition, x1, x2) from this many elements uses the bit-select kernel: NumPy's
 # where branches per element (~3.7 ns each with a random condition); the kernel, float64,
 # random condition: 2x at 12,000 elements, 3.0-3.7x at 40,000, 2.3-7x at 3.2M; 0.5x at
-# 5,000 (a Numba call costs ~3-5 us). Measure with a fresh condition per call: on the AMD
+# 5,000 (a Numba call costs ~3-5 us). (Since the kernel vectorizes, 2026-11-27: 9.5x at
+# 40,000, 10x at 1M; and 1.1x where NumPy's branches predict a mostly-True condition.) Measure with a fresh condition per call: on the AMD
 # EPYC machine kind the branch predictor learns one random condition repeated in a loop up
 # to ~16K elements, and NumPy's where then takes 0.4 ns per element (8K float64: NumPy 3.6
 # us against the kernel's 13.4 with one condition; 29.0 against 13.7 with 64 conditions in
@@ -74,12 +75,14 @@ HALF_THREADS_MIN = None
 # (used by _searching._select)
 SELECT_KERNEL_MIN = 1 << 13
 
-# Threads for the bit-select kernel from this many elements (memory-bound: ~1.6 ns per
-# float64 element on one thread). Two threads against one (as above, idle | busy): 1M
-# 0.66 | 1.10, 2M 1.02 | 1.01, 4M 0.68 | 1.26, 8M 0.99 | 0.72, 16M 1.01 | 0.99, 32M 1.02 |
-# 0.79, 64M 0.52 | 0.99: it wins only sometimes, so only from where it never lost.
+# Threads for the bit-select kernel from this many elements. Measured again once the
+# kernel vectorized (~0.35 ns per float64 element on one thread, was ~1.6), float64,
+# random condition, two threads / one, median of 9 pairs in one process, idle | busy:
+# 1M 0.71 | 1.15, 2M 0.69 | 1.08, 4M 0.78 | 1.04, 8M 0.84 | 1.02, 16M 0.96 | 1.02, 32M
+# 0.85 | 1.03. (Before, with the scalar loop: 1M 0.66 | 1.10 ... 64M 0.52 | 0.99, gated at
+# 32M.) From 2M elements, 16 MB of float64 output as the elementwise gate.
 # (used by _kernels.elementwise.select.PARALLEL_MIN)
-SELECT_THREADS_MIN = 1 << 25
+SELECT_THREADS_MIN = 1 << 21
 
 # An input whose innermost stride (in the output's order) is not 0 or +-1, e.g. a transposed
 # operand, is first copied into that order by copy.py's cache-blocked tiles: element-wise

@@ -6,7 +6,8 @@ the branch mispredicts, ~3.5-4 ns per element here (a 40,000-element float64 ``w
 (unsigned integers of the item size, so one specialization per item size serves every
 dtype) and selects with a mask, ``(a & m) | (b & ~m)`` where ``m`` is all ones for True:
 no branch, exact for every value (NaN payloads, signed zeros). Measured against
-``np.where`` (float64, random condition): 3.3x at 40,000 elements, 2.3-3.1x at 3.2M.
+``np.where`` (float64, 1M elements, AMD EPYC kind): 10x with a random condition, 1.1x
+with a mostly-True one (which NumPy's branches predict).
 
 Contract: C-contiguous operands of one size, or a one-element ``x1``/``x2`` (a scalar),
 item sizes 1, 2, 4 or 8 bytes; split over the worker threads above the elementwise gate.
@@ -25,13 +26,33 @@ _BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 @kernel
 def _select(c, a, b, out, lo, hi):
-    """``out[i] = a[i] if c[i] else b[i]``; a one-element ``a`` or ``b`` is a scalar."""
+    """``out[i] = a[i] if c[i] else b[i]`` for ``lo <= i < hi``; a one-element ``a`` or
+    ``b`` is a scalar, read once. The loops index slices from 0: an index running from a
+    runtime ``lo`` may be negative for all Numba knows, and its wraparound check kept LLVM
+    from vectorizing (1M float64, random condition: 2.5 -> 0.37 ms; NumPy 3.7 ms, 0.40 with
+    a mostly-True one)."""
     zero = out.dtype.type(0)
-    sa = 1 if a.size == out.size else 0
-    sb = 1 if b.size == out.size else 0
-    for i in range(lo, hi):
-        m = zero - out.dtype.type(c[i] != 0)  # (any nonzero byte is True)
-        out[i] = (a[i * sa] & m) | (b[i * sb] & ~m)
+    cs, o = c[lo:hi], out[lo:hi]
+    if a.size == out.size and b.size == out.size:
+        av, bv = a[lo:hi], b[lo:hi]
+        for i in range(o.size):
+            m = zero - out.dtype.type(cs[i] != 0)  # (any nonzero byte is True)
+            o[i] = (av[i] & m) | (bv[i] & ~m)
+    elif a.size == out.size:
+        av, bs = a[lo:hi], b[0]
+        for i in range(o.size):
+            m = zero - out.dtype.type(cs[i] != 0)
+            o[i] = (av[i] & m) | (bs & ~m)
+    elif b.size == out.size:
+        as_, bv = a[0], b[lo:hi]
+        for i in range(o.size):
+            m = zero - out.dtype.type(cs[i] != 0)
+            o[i] = (as_ & m) | (bv[i] & ~m)
+    else:
+        as_, bs = a[0], b[0]
+        for i in range(o.size):
+            m = zero - out.dtype.type(cs[i] != 0)
+            o[i] = (as_ & m) | (bs & ~m)
 
 
 def where(c: np.ndarray, a: np.ndarray, b: np.ndarray, out: np.ndarray) -> np.ndarray:
