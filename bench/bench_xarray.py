@@ -1,0 +1,83 @@
+"""xarray operations on a flexarray-backed DataArray against the same on a NumPy-backed one
+(issue 18; docs/scaling.md "xarray").
+
+A 2,000 x 500 float64 DataArray (dims time, x) with NaN in every 11th row's every 5th
+column; each operation runs on both, its result is checked against NumPy's (values, and
+that it stays a flexarray array), then timed, median of ``--repeat`` calls each.
+
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE PYTHONPATH=. python bench/bench_xarray.py
+"""
+import argparse
+import statistics
+import time
+import warnings
+
+import numpy as np
+
+
+def _ops(xr):
+    return {
+        "mean('time') (skipna)": lambda d: d.mean("time"),
+        "std('x') (skipna)": lambda d: d.std("x"),
+        "max('time')": lambda d: d.max("time"),
+        "argmax('time')": lambda d: d.argmax("time"),
+        "cumsum('time')": lambda d: d.cumsum("time"),
+        "median('time')": lambda d: d.median("time"),
+        "quantile(0.9, 'time')": lambda d: d.quantile(0.9, dim="time"),
+        "where(d > 0)": lambda d: d.where(d > 0),
+        "fillna(0)": lambda d: d.fillna(0),
+        "shift(time=3)": lambda d: d.shift(time=3),
+        "roll(time=3)": lambda d: d.roll(time=3),
+        "isel(time=slice)": lambda d: d.isel(time=slice(10, 1500, 3)),
+        "sel(time=list)": lambda d: d.sel(time=[1, 5, 9, 100, 1500]),
+        "d * 2 + 1": lambda d: d * 2 + 1,
+        "astype('float32')": lambda d: d.astype("float32"),
+        "round(2)": lambda d: d.round(2),
+        "xr.dot(d, d, dims='x')": lambda d: xr.dot(d, d, dims="x"),
+        "rolling(time=10).mean()": lambda d: d.rolling(time=10).mean(),
+        "coarsen(time=10).mean()": lambda d: d.coarsen(time=10).mean(),
+        "groupby(time % 12).mean()": lambda d: d.groupby(d.time % 12).mean(),
+        "diff('time')": lambda d: d.diff("time"),
+        "concat([d, d], 'time')": lambda d: xr.concat([d, d], "time"),
+        "d.T.copy()": lambda d: d.T.copy(),
+        "isnull().sum()": lambda d: d.isnull().sum(),
+        "reindex(time=...)": lambda d: d.reindex(time=np.arange(0, 2000, 2)),
+    }
+
+
+def _time(f, repeat):
+    f()
+    ts = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        f()
+        ts.append(time.perf_counter() - t)
+    return statistics.median(ts)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--repeat", type=int, default=7)
+    args = ap.parse_args()
+    import xarray as xr
+    import flexarray as xp
+    warnings.simplefilter("ignore", RuntimeWarning)  # (all-NaN slices: both backends warn)
+    a = np.random.default_rng(0).standard_normal((2000, 500))
+    a[::11, ::5] = np.nan
+    coords = {"time": np.arange(2000), "x": np.arange(500)}
+    dn = xr.DataArray(a, dims=("time", "x"), coords=coords)
+    df = xr.DataArray(xp.asarray(a), dims=("time", "x"), coords=coords)
+    print("| operation | NumPy-backed | flexarray-backed | flexarray / NumPy | result |")
+    print("|---|---|---|---|---|")
+    for name, f in _ops(xr).items():
+        rn, rf = f(dn), f(df)
+        kind = type(rf.data).__module__.split(".")[0]
+        same = np.allclose(np.asarray(rf.data, dtype=float), np.asarray(rn.data, dtype=float),
+                           rtol=1e-9, atol=1e-9, equal_nan=True)
+        tn, tf = _time(lambda: f(dn), args.repeat), _time(lambda: f(df), args.repeat)
+        print(f"| {name} | {tn * 1e3:.3f} ms | {tf * 1e3:.3f} ms | {tf / tn:.2f} | "
+              f"{kind}{'' if same else ' **MISMATCH**'} |")
+
+
+if __name__ == "__main__":
+    main()
