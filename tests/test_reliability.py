@@ -166,7 +166,8 @@ def test_classifiers_state_the_proven_versions():
 
 def test_numba_cache_dir_is_keyed_by_versions(tmp_path):
     """Stale machine code never runs after an upgrade: the cache directory names the
-    flexarray, Numba and Python versions (checked in a fresh process)."""
+    flexarray, Numba and Python versions and the kernel sources' digest (checked in a
+    fresh process)."""
     code = ("import flexarray._kernels as k, numba, flexarray, sys; "
             "print(numba.config.CACHE_DIR); print(k.cache_key())")
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path),
@@ -178,6 +179,27 @@ def test_numba_cache_dir_is_keyed_by_versions(tmp_path):
     assert xp.__version__ in out[1] and numba.__version__ in out[1]
     assert sys.implementation.cache_tag in out[1]
     assert os.path.isdir(out[0])
+
+
+def test_numba_cache_dir_follows_the_kernel_sources(tmp_path):
+    """A change to any kernel source (a helper another kernel inlines, a gate) names
+    another cache directory, and the same sources the same one: Numba itself checks only
+    the kernel's own file."""
+    import shutil
+    from flexarray import _kernels
+    src = os.path.dirname(_kernels.__file__)
+    shutil.copytree(src, tmp_path / "_kernels", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "_engines").mkdir()
+    shutil.copy(os.path.join(src, os.pardir, "_engines", "gates.py"), tmp_path / "_engines")
+    here = str(tmp_path / "_kernels")
+    assert _kernels._sources_digest(here) == _kernels._sources_digest()
+    for changed in (tmp_path / "_kernels" / "reductions" / "reduce.py",
+                    tmp_path / "_engines" / "gates.py"):
+        text = changed.read_text()
+        changed.write_text(text + "\n# edited\n")
+        assert _kernels._sources_digest(here) != _kernels._sources_digest()
+        changed.write_text(text)
+        assert _kernels._sources_digest(here) == _kernels._sources_digest()
 
 
 # --- serialization ---------------------------------------------------------------------------

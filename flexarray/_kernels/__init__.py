@@ -8,6 +8,7 @@ write into the output they are given. They take flat buffers plus offsets and fi
 shape/stride tuples, or plain contiguous NumPy arrays, so that rank and layout do not
 multiply compiled signatures.
 """
+import hashlib
 import os
 import sys
 import tempfile
@@ -19,10 +20,27 @@ from .._version import __version__
 __all__ = ["kernel", "numba"]
 
 
+def _sources_digest(here=None) -> str:
+    """A digest of the kernels' sources: every ``.py`` file of this package (``here``), and
+    the gates they read (~0.5 ms, once, at the first kernel's import)."""
+    here = here or os.path.dirname(os.path.abspath(__file__))
+    files = [os.path.join(here, os.pardir, "_engines", "gates.py")]
+    for dirpath, dirnames, filenames in os.walk(here):
+        dirnames.sort()
+        files += [os.path.join(dirpath, f) for f in sorted(filenames) if f.endswith(".py")]
+    h = hashlib.sha1()
+    for path in files:
+        h.update(os.path.relpath(path, here).encode())
+        with open(path, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()[:12]
+
+
 def cache_key() -> str:
-    """The name of the cache directory of this flexarray, Numba and Python."""
+    """The name of the cache directory of this flexarray, its kernels' sources, Numba and
+    Python."""
     py = sys.implementation.cache_tag or "py%d%d" % sys.version_info[:2]  # "cpython-311"
-    return f"flexarray-{__version__}-numba-{numba.__version__}-{py}"
+    return (f"flexarray-{__version__}-{_sources_digest()}-numba-{numba.__version__}-{py}")
 
 
 def _choose_cache_dir():
@@ -30,9 +48,11 @@ def _choose_cache_dir():
     ``NUMBA_CACHE_DIR`` if set, else the user's cache directory (or the temporary one).
 
     Numba checks a cached kernel against its own source file's time stamp and size only,
-    not against the files it calls into (``_intrinsics.py``) nor flexarray's version: an
-    upgrade that changed a helper would run stale machine code. One directory per
-    flexarray, Numba and Python version makes every upgrade compile afresh.
+    not against the files it calls into (``_intrinsics.py``, ``reduce._lanes`` from
+    ``argminmax.py``) nor flexarray's version: a changed helper would run stale machine
+    code (it did, 2026-11-27: a warm cache kept passing the tests of a kernel that no
+    longer compiled). One directory per flexarray version, digest of the kernel sources,
+    Numba and Python version makes every such change compile afresh.
     """
     env = os.environ.get("NUMBA_CACHE_DIR")
     bases = [env] if env else [

@@ -184,7 +184,7 @@ def _run_extreme(rop, kind, ident, v, m):
     acc = stack_array(_RLANES, ident)
     for l in range(_RLANES):
         acc[l] = ident
-    _lanes(rop, kind, acc, v, m, ident)
+    _lanes(rop, kind, acc, v, m, ident, None)  # (None: the plain variant, no NaN test)
     w = _RLANES // 2
     while w:
         for l in range(w):
