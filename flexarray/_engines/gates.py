@@ -292,9 +292,12 @@ LAZY_COPY_MIN_BYTES = 1 << 19
 # faster up to 16 MB of result: 1-D take of n random indices, xp.take (kernel, threaded
 # from GATHER_THREADS_MIN) / np.take, ms: float32 64K 0.057 / 0.029, 1M 1.23 / 0.77, 2M
 # 2.61 / 1.77, 4M 8.29 / 6.54, 8M 38.5 / 50.8; float64 1M 1.50 / 0.67, 2M 4.57 / 3.09, 4M
-# 19.3 / 26.3, 8M 44.5 / 60.5.
+# 19.3 / 26.3, 8M 44.5 / 60.5. Again once the 1-D loop vectorized its index checks away
+# (2026-11-27 afternoon): float32 64K 0.045 / 0.030, 1M 0.98 / 0.85, 2M 2.52 / 1.87, 4M
+# (16 MB) 8.1 / 9.3, 8M 24.2 / 51.9; float64 1M 1.52 / 1.04, 2M (16 MB) 3.6 / 5.6, 4M 10.4 /
+# 28.0: the kernel from 16 MB.
 # (used by _indexing.GATHER_MIN_BYTES)
-GATHER_KERNEL_MIN_BYTES = 32 << 20
+GATHER_KERNEL_MIN_BYTES = 16 << 20
 
 # items per call from which worker threads share the gather (latency-bound random reads).
 # 1-D take of random indices, float32, two threads against one (as above, median of 9,

@@ -26,10 +26,14 @@ _BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 @kernel
 def _gather_flat(x, idx, out, lo, hi):
     """``out[k] = x[idx[k]]`` for ``k`` in ``[lo, hi)``: a 1-D take (measured 1.6x faster
-    than the general loop below on random reads, whose row bookkeeping stalls them)."""
+    than the general loop below on random reads, whose row bookkeeping stalls them). The
+    loop indexes slices from 0 (an index from a runtime ``lo`` kept Numba's negative-index
+    check in it: 1M float32 random 1.12 -> 0.70 ms, NumPy's take 0.97; 8M 77 -> 30 ms,
+    NumPy 55)."""
     last = np.uint64(x.size - 1)
-    for k in range(lo, hi):
-        out[k] = x[min(np.uint64(idx[k]), last)]
+    ii, o = idx[lo:hi], out[lo:hi]
+    for k in range(o.size):
+        o[k] = x[min(np.uint64(ii[k]), last)]
 
 
 @kernel
