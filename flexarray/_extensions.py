@@ -92,24 +92,14 @@ def _fmax_reduce(ufunc, func):
 _FMAX = {"nanmax": _fmax_reduce(np.fmax, "nanmax"), "nanmin": _fmax_reduce(np.fmin, "nanmin")}
 
 
-#: float dtypes whose nan-reductions the reduction kernel takes (see _nan_kernel)
+#: float dtypes whose nan-reductions skip or count NaN in the reduction kernel
+#: (``dispatch.nan_reduce``: one pass, no filled copy; counts in float64, exact to 2**53)
 _NAN_KERNEL_DTYPES = frozenset({_dt.float32, _dt.float64})
 _NAN_SKIP = {"nansum": "sum", "nanprod": "prod"}
 #: below the kernel's gate, NumPy's functions run on the array's memory (fewer calls than
 #: the composed path: 2,000 x 20 float64 nansum 0.08 -> 0.05 ms, nanstd 0.24 -> 0.17)
 _NAN_NUMPY = {"nansum": np.nansum, "nanprod": np.nanprod, "nanmean": np.nanmean,
               "nanvar": np.nanvar, "nanstd": np.nanstd}
-
-
-def _nan_kernel(op, x, axis, acc, nan, keepdims):
-    """``op`` of array ``x`` (float32/float64) over ``axis`` in dtype ``acc`` by the
-    reduction kernel, NaN skipped (``nan`` "skip") or counted ("count", in float64: exact
-    to 2**53): one pass, no filled copy (gates.NAN_REDUCE_KERNEL_MIN). A NumPy array, or
-    None where the kernel does not apply (the composed path below runs)."""
-    if x._dtype not in _NAN_KERNEL_DTYPES or acc not in _NAN_KERNEL_DTYPES:
-        return None
-    a = x._arr
-    return dispatch.nan_reduce(op, a, normalize_axes(axis, a.ndim), acc, nan, keepdims)
 
 
 def _checked(func, a, axis, keepdims):
@@ -132,13 +122,14 @@ def _fill_reduce(func, a, axis, keepdims, **kw):
     fill, reduce = _FILL_REDUCE[func]
     if not _dt.is_floating(a._dtype):  # integer and bool arrays hold no NaN
         return reduce(a, axis=axis, keepdims=keepdims, **kw)
-    if func in _NAN_SKIP:
+    if func in _NAN_SKIP and a._dtype in _NAN_KERNEL_DTYPES:
         dt = a._dtype if kw.get("dtype") is None else _dt.normalize(kw["dtype"], func)
-        r = _nan_kernel(_NAN_SKIP[func], a, axis, dt, "skip", keepdims)
-        if r is None and dt == a._dtype and dt in _NAN_KERNEL_DTYPES:  # small: NumPy's own
-            with ignore_fp_errors():
-                r = _NAN_NUMPY[func](a._arr, normalize_axes(axis, a.ndim), keepdims=keepdims)
-        if r is not None:
+        if dt in _NAN_KERNEL_DTYPES:
+            axes = normalize_axes(axis, a.ndim)
+            r = dispatch.nan_reduce(_NAN_SKIP[func], a._arr, axes, dt, "skip", keepdims)
+            if r is None:  # small: NumPy's own
+                with ignore_fp_errors():
+                    r = _NAN_NUMPY[func](a._arr, axes, dtype=dt, keepdims=keepdims)
             return wrap(np.asarray(r))
     if func in _FMAX:
         r = _FMAX[func](a, axis, keepdims)
@@ -223,11 +214,11 @@ def nanmean(a, axis=None, dtype=None, keepdims=False):
     is the dtype of the computation and of the result."""
     _checked("nanmean", a, axis, keepdims)
     if dtype is None and a._dtype in _NAN_KERNEL_DTYPES:
-        total = _nan_kernel("sum", a, axis, a._dtype, "skip", keepdims)
+        arr, axes = a._arr, normalize_axes(axis, a.ndim)
+        total = dispatch.nan_reduce("sum", arr, axes, arr.dtype, "skip", keepdims)
         if total is None:  # small: NumPy's own (its warning for empty slices included)
-            return wrap(np.asarray(np.nanmean(a._arr, normalize_axes(axis, a.ndim),
-                                              keepdims=keepdims)))
-        n = _nan_kernel("sum", a, axis, _dt.float64, "count", keepdims)
+            return wrap(np.asarray(np.nanmean(arr, axes, keepdims=keepdims)))
+        n = dispatch.nan_reduce("sum", arr, axes, _dt.float64, "count", keepdims)
         if not n.all():
             warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
         with ignore_fp_errors():
@@ -248,10 +239,8 @@ def _nanvar(func, a, axis, dtype, ddof, keepdims, correction):
                              f"(got ddof={ddof!r}, correction={correction!r})")
         ddof = correction
     _st._check_correction(func, ddof)
-    if dtype is None:
-        r = _nanvar_kernel(func, a, axis, ddof, keepdims)
-        if r is not None:
-            return r
+    if dtype is None and a._dtype in _NAN_KERNEL_DTYPES:
+        return _nanvar_kernel(func, a._arr, normalize_axes(axis, a.ndim), ddof, keepdims)
     x, mask, dt = _float_input(func, a, dtype)
     n = _counts(mask, x, axis, True)
     filled = where(mask, 0, x)
@@ -269,22 +258,17 @@ def _nanvar(func, a, axis, dtype, ddof, keepdims, correction):
     return astype(r, _REAL.get(dt, dt), copy=False)
 
 
-def _nanvar_kernel(func, x, axis, ddof, keepdims):
-    """nanvar/nanstd of a float32/float64 array by the reduction kernel (two passes over
-    the data and one over the squared deviations, no filled copies), in x's dtype; None
-    where it does not apply."""
-    if x._dtype not in _NAN_KERNEL_DTYPES:
-        return None
-    total = _nan_kernel("sum", x, axis, x._dtype, "skip", True)
+def _nanvar_kernel(func, a, axes, ddof, keepdims):
+    """nanvar/nanstd of a float32/float64 NumPy array by the reduction kernel (two passes
+    over the data and one over the squared deviations, no filled copies), in its dtype;
+    NumPy's own below the kernel's gate."""
+    total = dispatch.nan_reduce("sum", a, axes, a.dtype, "skip", True)
     if total is None:  # small: NumPy's own (its warning for dof <= 0 included)
-        return wrap(np.asarray(_NAN_NUMPY[func](x._arr, normalize_axes(axis, x.ndim),
-                                                ddof=ddof, keepdims=keepdims)))
-    n = _nan_kernel("sum", x, axis, _dt.float64, "count", True)
-    a = x._arr
+        return wrap(np.asarray(_NAN_NUMPY[func](a, axes, ddof=ddof, keepdims=keepdims)))
+    n = dispatch.nan_reduce("sum", a, axes, _dt.float64, "count", True)
     with ignore_fp_errors():
         d = np.subtract(a, (total / n).astype(a.dtype, copy=False))  # NaN stays NaN
         np.multiply(d, d, out=d)
-        axes = normalize_axes(axis, a.ndim)
         ss = dispatch.nan_reduce("sum", d, axes, d.dtype, "skip", keepdims)
         dof = n - ddof
         if not keepdims:

@@ -56,11 +56,11 @@ _SHORT_ROW = gates.REDUCE_SHORT_ROW_MAX
 
 
 def _row_length(a: np.ndarray) -> int:
-    """The extent of ``a``'s innermost dim in memory (the smallest stride; sizes 1 aside)."""
-    if a.flags.c_contiguous:
-        return a.shape[-1]
-    return builtins.min(((abs(s), n) for n, s in zip(a.shape, a.strides) if n > 1),
-                        default=(0, 1))[1]
+    """The extent of ``a``'s innermost dim in memory (1 when no dim holds more)."""
+    d = dispatch.innermost_dim(a)
+    return 1 if d is None else a.shape[d]
+
+
 _FOLD_MINMAX = gates.SHORT_AXIS_FOLD_MAX_MINMAX
 _FOLD_MINMAX_CACHED = gates.SHORT_AXIS_FOLD_MAX_MINMAX_CACHED
 _FOLD_CACHED_SIZE = gates.SHORT_AXIS_FOLD_CACHED_MAX_SIZE

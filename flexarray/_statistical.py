@@ -131,8 +131,7 @@ def prod(x, /, *, axis=None, dtype=None, keepdims=False):
 # --- extrema --------------------------------------------------------------------------------
 
 # dtypes whose max/min NumPy computes in place (float16/bfloat16 go through float32)
-_NATIVE_ORDER = frozenset({_dt.bool, _dt.int8, _dt.int16, _dt.int32, _dt.int64, _dt.uint8,
-                           _dt.uint16, _dt.uint32, _dt.uint64, _dt.float32, _dt.float64})
+_NATIVE_ORDER = frozenset(d for d in _dt.ALL if _dt.KIND[d] in "biuf" and d not in _dt.HALF)
 
 
 def _extremum(func, x, axis, keepdims):

@@ -61,11 +61,20 @@ def _reduce_gate(op, a, axes, acc):
 _MINMAX_OUTER_BYTES = gates.MINMAX_OUTER_KERNEL_MIN_BYTES
 
 
-def _reduces_outer(a, axes) -> bool:
-    """Whether the innermost dim of ``a`` in memory (sizes 1 aside) is a kept one."""
+def innermost_dim(a):
+    """The dim of ``a`` innermost in memory (the smallest stride, sizes 1 aside); None when
+    no dim has more than one element."""
+    if a.flags.c_contiguous and a.ndim and a.shape[-1] > 1:
+        return a.ndim - 1
     inner = min(((abs(s), d) for d, (n, s) in enumerate(zip(a.shape, a.strides)) if n > 1),
                 default=None)
-    return inner is not None and inner[1] not in axes
+    return None if inner is None else inner[1]
+
+
+def _reduces_outer(a, axes) -> bool:
+    """Whether the innermost dim of ``a`` in memory is a kept one."""
+    d = innermost_dim(a)
+    return d is not None and d not in axes
 
 
 def reduce(op, a, axes, acc, keepdims):
@@ -91,7 +100,7 @@ def nan_reduce(op, a, axes, acc, nan, keepdims):
     """``op`` ("sum", "prod") of floating ``a`` over the sorted tuple ``axes`` with NaN
     elements skipped (``nan`` "skip": NumPy's nansum/nanprod) or counted ("count": the
     number of elements that are not NaN, with ``op`` "sum"), in NumPy dtype ``acc``, by the
-    kernel; None below its gate (the caller composes NumPy's way)."""
+    kernel; None below its gate (the caller runs NumPy's nan-functions)."""
     if a.size < _NAN_MIN or not axes:
         return None
     r = _entry("reductions.reduce", "reduce")(op, a, axes, acc, nan)

@@ -40,7 +40,7 @@ def cache_key() -> str:
     """The name of the cache directory of this flexarray, its kernels' sources, Numba and
     Python."""
     py = sys.implementation.cache_tag or "py%d%d" % sys.version_info[:2]  # "cpython-311"
-    return (f"flexarray-{__version__}-{_sources_digest()}-numba-{numba.__version__}-{py}")
+    return f"flexarray-{__version__}-{_sources_digest()}-numba-{numba.__version__}-{py}"
 
 
 def _choose_cache_dir():
