@@ -13,6 +13,8 @@ in pooled memory, and complex transforms of real input from the real transform (
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from flexarray import _threads
@@ -35,8 +37,8 @@ def _run(piece, shape, axis, n):
     """``piece(index)`` over the whole batch (``index`` a tuple of slices), split over the
     pool when the batch is large enough."""
     d = _split_axis(shape, axis)
-    work = n * (np.prod(shape, dtype=np.int64) // max(shape[axis], 1))
-    if d is None or work < gates.FFT_THREADS_MIN or _threads.workers() < 2:
+    if d is None or _threads.workers() < 2 or \
+            n * (math.prod(shape) // max(shape[axis], 1)) < gates.FFT_THREADS_MIN:
         piece((slice(None),) * len(shape))
         return
     pre = (slice(None),) * d
