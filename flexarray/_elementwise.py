@@ -266,10 +266,19 @@ def _ufunc(func, args, out=None):
 _HALF_KERNEL_OPS = {"add", "subtract", "multiply", "divide", "maximum", "minimum"}
 
 
+#: float16/bfloat16 operations that NumPy (float16) and ml_dtypes (bfloat16) compute
+#: natively, where a float32 result rounded back would be wrong (nextafter's neighbour in
+#: float32 rounds back to the input)
+_HALF_NATIVE_OPS = {"nextafter"}
+
+
 def _compute(name, func, args, dt, out=None):
     """Apply ``func`` to NumPy operands whose promoted dtype is ``dt``."""
     if dt not in _dt.HALF:
         return _ufunc(func, args, out)
+    if name in _HALF_NATIVE_OPS:
+        return _ufunc(func, tuple(x if type(x) is np.ndarray and x.dtype == dt else
+                                  np.asarray(x).astype(dt) for x in args), out)
     if name in _HALF_KERNEL_OPS:
         from ._kernels.elementwise import half
         a, b = (x if type(x) is np.ndarray else np.asarray(x, dt) for x in args)
@@ -571,14 +580,14 @@ def clip(x, /, min=None, max=None):
             continue
         if type(bound) is Array:
             _check_category("clip", "real numeric", bound._dtype, what)
+            if _dt.KIND[x._dtype] in "iu" and _dt.KIND[bound._dtype] not in "iu":
+                raise TypeError(f"clip: '{what}' has dtype {bound._dtype} but x is an integer "
+                                f"array ({x._dtype}); pass an integer array or a Python "
+                                f"scalar")  # (NumPy's float clamp would round large ints)
             b = bound._arr
         elif isinstance(bound, (int, float)) and type(bound) is not builtins.bool:
             if _dt.KIND[x._dtype] in "iu":
-                if isinstance(bound, float) and not float(bound).is_integer():
-                    b = bound  # compared in float below
-                else:
-                    info = np.iinfo(x._dtype)
-                    b = builtins.min(builtins.max(int(bound), info.min), info.max)
+                b = _integer_bound(bound, what, x._dtype)
             elif type(bound) is int:  # (ml_dtypes takes no Python int; beyond float64: inf)
                 try:
                     b = float(bound)
@@ -605,6 +614,23 @@ def clip(x, /, min=None, max=None):
                          f"and 'max' of shape {np.shape(bounds[1])} do not broadcast "
                          f"together") from None
     return wrap(r.astype(x._dtype, copy=False))
+
+
+def _integer_bound(bound, what, dtype):
+    """A real Python scalar bound of an integer ``x`` as the integer in ``dtype``'s range
+    that clamps the same way: a float ``min`` rounded up, a float ``max`` rounded down,
+    then saturated (a bound beyond the range, infinite ones included, clamps nothing or
+    everything to the range's end)."""
+    if isinstance(bound, float):
+        if math.isnan(bound):
+            raise ValueError(f"clip: '{what}' is NaN, which an integer x ({dtype}) cannot "
+                             f"hold")
+        if math.isinf(bound):
+            bound = -(1 << 64) if bound < 0 else 1 << 64
+        else:
+            bound = math.ceil(bound) if what == "min" else math.floor(bound)
+    info = np.iinfo(dtype)
+    return builtins.min(builtins.max(int(bound), info.min), info.max)
 
 
 _round_half_even = _make_unary("round", *UNARY["round"][:2])  # the table's round(x)

@@ -16,8 +16,9 @@ def pow(a, b, out=None):
     standard's special cases of pow for an odd negative exponent are division's: 2x
     faster) and ``x ** 0.5`` is ``sqrt`` mended where the standard's pow differs from it
     (pow(-0, 0.5) is +0 and pow(-inf, 0.5) is +inf; NumPy's own ``x ** 0.5`` keeps
-    sqrt's -0 and NaN there): ~1.3x faster. Complex keeps ``np.power``."""
-    if type(b) is not np.ndarray and type(a) is np.ndarray:
+    sqrt's -0 and NaN there): ~1.3x faster. Complex keeps ``np.power``, and so does an
+    exponent that changes the result's dtype (``x ** 0.5j``, an integer ``x ** 2.0``)."""
+    if type(b) is not np.ndarray and type(a) is np.ndarray and _keeps_dtype(a, b):
         kind = a.dtype.kind
         if b == 2 and kind in "iuf":
             return np.square(a, out=out)
@@ -26,6 +27,19 @@ def pow(a, b, out=None):
         if kind == "f" and b == 0.5:
             return _sqrt_as_pow(a, out)
     return np.power(a, b, out=out)
+
+
+def _keeps_dtype(a, b):
+    """Whether the scalar exponent ``b`` (a Python scalar, or a NumPy one of the promoted
+    dtype: float16's computed in float32 meet a float16 exponent) leaves the result in
+    ``a``'s dtype."""
+    t = type(b)
+    if t is int:
+        return True
+    if t is float:
+        return a.dtype.kind == "f"
+    dt = getattr(b, "dtype", None)
+    return dt is not None and np.result_type(a.dtype, dt) == a.dtype
 
 
 def _sqrt_as_pow(a, out):

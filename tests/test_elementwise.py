@@ -63,8 +63,11 @@ HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 
 
 def reference(func, *arrays):
-    """NumPy's result; half floats computed in float32 and rounded once."""
+    """NumPy's result; half floats computed in float32 and rounded once, but nextafter in
+    their own precision (NumPy's float16 loop, ml_dtypes' bfloat16 one)."""
     dt = np.result_type(*arrays) if len(arrays) > 1 else arrays[0].dtype
+    if dt in HALF and func is np.nextafter:
+        return func(*(a.astype(dt) for a in arrays))
     if dt in HALF:
         r = func(*(a.astype(np.float32) for a in arrays))
         return r.astype(dt) if std_kind(r.dtype) == "f" else r
@@ -190,6 +193,70 @@ def test_clip_against_numpy():
     assert_same(to_np(xp.clip(xp.asarray(f), min=xp.asarray(b))), np.clip(f, b, None))
     with pytest.raises(ValueError, match="clip: 'min' of shape \\(2,\\) does not broadcast"):
         xp.clip(xp.asarray([1.0, 2.0, 3.0]), min=xp.asarray([0.0, 1.0]))
+
+
+@pytest.mark.parametrize("lo,hi", [(None, math.inf), (0.5, None), (-math.inf, 2.5),
+                                   (1.5, 3.5), (-1e300, 1e300), (math.inf, None),
+                                   (None, -math.inf), (-2**70, 2**70)])
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int64, np.uint64])
+def test_clip_of_integers_by_python_floats_is_exact(dtype, lo, hi):
+    """A float bound clamps an integer x to the nearest integer inside [lo, hi] (saturated
+    to x's range), exactly: no round trip through float64 for the large int64/uint64."""
+    info = np.iinfo(dtype)
+    v = np.array([info.min, info.min + 1, 0, 1, 2, 3, 4, info.max - 1, info.max], dtype)
+
+    def clamp(i):  # a plain loop over Python ints: the reference
+        if lo is not None:
+            i = max(i, min(max(math.ceil(lo) if math.isfinite(lo) else
+                               (info.max if lo > 0 else info.min), info.min), info.max))
+        if hi is not None:
+            i = min(i, max(min(math.floor(hi) if math.isfinite(hi) else
+                               (info.max if hi > 0 else info.min), info.max), info.min))
+        return i
+    r = xp.clip(xp.asarray(v), min=lo, max=hi)
+    assert r.dtype == xp.asarray(v).dtype
+    assert [int(i) for i in to_np(r)] == [clamp(int(i)) for i in v]
+
+
+def test_clip_of_integers_rejects_float_arrays_and_nan():
+    x = xp.asarray(np.array([1, 2], np.int64))
+    with pytest.raises(TypeError, match="clip: 'max' has dtype float64 but x is an integer"):
+        xp.clip(x, max=xp.asarray([2.5]))
+    with pytest.raises(ValueError, match="clip: 'min' is NaN"):
+        xp.clip(x, min=math.nan)
+
+
+@pytest.mark.parametrize("dtype,exponent", [
+    (np.float64, 0.5 + 0j), (np.float64, 2 + 0j), (np.float64, -1 + 0j),
+    (np.float32, 0.5 + 0j), (np.float16, 0.5 + 0j), (np.int8, 2.0), (np.int16, 2.0),
+    (np.float64, 2), (np.float32, 0.5), (np.float64, -1.0), (np.int64, 2)])
+def test_pow_by_a_python_scalar_promotes_as_numpy(dtype, exponent):
+    """``x ** s`` takes NumPy's weak-scalar promotion, also for the exponents computed
+    another way (2: square, -1: reciprocal, 0.5: sqrt): a complex or float exponent that
+    changes the dtype changes the computation too."""
+    v = np.array([-4.0, -0.0, 0.0, 2.0, 100.0]).astype(dtype)
+    expected = np.power(v, exponent)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for r in (xp.pow(xp.asarray(v), exponent), xp.asarray(v) ** exponent):
+            r = to_np(r)
+            assert r.dtype == expected.dtype
+            if exponent == 0.5:  # the standard's pow(-0, 0.5) = +0 (NumPy's sqrt: -0)
+                expected = np.where(v == 0, 0.0, expected).astype(expected.dtype)
+            np.testing.assert_allclose(r, expected, rtol=1e-3 if dtype == np.float16 else
+                                       1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16])
+def test_nextafter_of_half_floats_steps_in_their_own_precision(dtype):
+    """NumPy's float16 loop and ml_dtypes' bfloat16 loop are the reference (a float32
+    neighbour rounded back is the input itself)."""
+    a = np.array([1.0, 0.0, -1.0, 3.0, 1.0], dtype)
+    b = np.array([2.0, 1.0, -2.0, 0.0, 1.0], dtype)
+    r = to_np(xp.nextafter(xp.asarray(a), xp.asarray(b)))
+    assert r.dtype == dtype
+    np.testing.assert_array_equal(r.view(np.uint16), np.nextafter(a, b).view(np.uint16))
+    assert (r[:4] != a[:4]).all()
 
 
 @pytest.mark.parametrize("name,arg,pattern", [
