@@ -261,9 +261,11 @@ def _nanvar(func, a, axis, dtype, ddof, keepdims, correction):
 def _nanvar_kernel(func, a, axes, ddof, keepdims):
     """nanvar/nanstd of a float32/float64 NumPy array by the reduction kernel (two passes
     over the data and one over the squared deviations, no filled copies), in its dtype;
-    NumPy's own below the kernel's gate."""
+    NumPy's own below the kernel's gate, and where a slice's sum is not finite: an
+    infinity in the slice makes NaN deviations (inf - inf) that the kernel, which skips
+    every NaN of them, would drop."""
     total = dispatch.nan_reduce("sum", a, axes, a.dtype, "skip", True)
-    if total is None:  # small: NumPy's own (its warning for dof <= 0 included)
+    if total is None or not np.isfinite(total).all():  # (its dof <= 0 warning included)
         return wrap(np.asarray(_NAN_NUMPY[func](a, axes, ddof=ddof, keepdims=keepdims)))
     n = dispatch.nan_reduce("sum", a, axes, _dt.float64, "count", True)
     with ignore_fp_errors():

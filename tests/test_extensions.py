@@ -397,6 +397,31 @@ def test_sliding_window_view():
         xp.lib.stride_tricks.sliding_window_view(x, 2, writeable=True)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("func", ["nanvar", "nanstd"])
+def test_large_nanvar_of_slices_with_infinities_is_nan(func, dtype):
+    """An infinity in a slice makes NaN deviations (inf - inf), which must reach the result
+    as NumPy's (only the input's own NaN are skipped): NaN for a slice holding +inf, or +inf
+    and -inf; inf for a sum that merely overflows. Kernel-sized arrays; NumPy the
+    reference."""
+    from flexarray._engines import gates
+    rows = gates.NAN_REDUCE_KERNEL_MIN // 50 + 3
+    a = np.random.default_rng(5).random((rows, 50)).astype(dtype)
+    a[::7, 3] = np.nan
+    a[10, 0] = np.inf                      # column 0: +inf
+    a[11, 1], a[12, 1] = np.inf, -np.inf   # column 1: both signs
+    a[:, 2] = np.finfo(dtype).max          # column 2: the sum overflows, no infinity
+    a[5, 4] = -np.inf                      # row 5, and column 4
+    for kw in (dict(), dict(axis=0), dict(axis=1, ddof=1), dict(axis=0, keepdims=True)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = getattr(np, func)(a, **kw)
+            got = np.asarray(getattr(xp, func)(xp.asarray(a), **kw))
+        assert got.dtype == expected.dtype and got.shape == np.shape(expected)
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(expected), err_msg=str(kw))
+        np.testing.assert_array_equal(np.isinf(got), np.isinf(expected), err_msg=str(kw))
+
+
 def test_namespace_exports():
     assert "lib" in xp.__all__
     for name in NAN_FUNCS + ["einsum", "transpose", "pad", "median", "quantile"]:
