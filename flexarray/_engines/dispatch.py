@@ -61,6 +61,19 @@ def _reduce_gate(op, a, axes, acc):
 _MINMAX_OUTER_BYTES = gates.MINMAX_OUTER_KERNEL_MIN_BYTES
 
 
+def _f32_product(a, axes, nan):
+    """A float32 product by the kernel, accumulated in float64 and rounded once. In
+    float32 its lanes, whose short products stay near 1 for data near 1, round with a bias
+    (products of 4M values in [0.999, 1.001]: relative error -1.6e-3 against NumPy's
+    3.7e-5, growing with the length); in float64 it is exact to ~1e-8 at that size and,
+    over all axes or the innermost, as fast (4096^2: 1.7-2.3 ms either way, NumPy 17 ms).
+    Over an outer axis float64 lanes cost 1.3-1.9x float32's (4096^2 axis 0: 3.3 ms,
+    NumPy 2.0): :func:`reduce` leaves that to NumPy."""
+    r = _entry("reductions.reduce", "reduce")("prod", a, axes, _F64, nan)
+    with np.errstate(over="ignore"):  # (beyond float32's range: inf, the IEEE rounding)
+        return r.astype(_F32)
+
+
 def innermost_dim(a):
     """The dim of ``a`` innermost in memory (the smallest stride, sizes 1 aside); None when
     no dim has more than one element."""
@@ -87,7 +100,13 @@ def reduce(op, a, axes, acc, keepdims):
     gate = _reduce_gate(op, a, axes, np.dtype(acc))
     if gate is None or a.size < gate:
         return None
-    r = _entry("reductions.reduce", "reduce")(op, a, axes, acc if op in ("sum", "prod") else None)
+    if op == "prod" and a.dtype == _F32 and acc == _F32:
+        if _reduces_outer(a, axes):
+            return None  # (NumPy's row-by-row product: unbiased, and faster than float64's)
+        r = _f32_product(a, axes, None)
+    else:
+        r = _entry("reductions.reduce", "reduce")(op, a, axes,
+                                                  acc if op in ("sum", "prod") else None)
     if keepdims:
         r = r.reshape(tuple(1 if i in axes else n for i, n in enumerate(a.shape)))
     return r
@@ -103,7 +122,10 @@ def nan_reduce(op, a, axes, acc, nan, keepdims):
     kernel; None below its gate (the caller runs NumPy's nan-functions)."""
     if a.size < _NAN_MIN or not axes:
         return None
-    r = _entry("reductions.reduce", "reduce")(op, a, axes, acc, nan)
+    if op == "prod" and a.dtype == _F32 and acc == _F32:
+        r = _f32_product(a, axes, nan)
+    else:
+        r = _entry("reductions.reduce", "reduce")(op, a, axes, acc, nan)
     if keepdims:
         r = r.reshape(tuple(1 if i in axes else n for i, n in enumerate(a.shape)))
     return r
