@@ -154,14 +154,19 @@ _STORABLE = set()
 
 
 def _setitem_value(value, dtype):
-    """``value`` as a NumPy operand for ``x[...] = value`` into an array of ``dtype``."""
-    if isinstance(value, Array):
-        if not np.can_cast(value._dtype, dtype, "same_kind") or (
-                _dt.KIND[value._dtype] == "c" and _dt.KIND[dtype] != "c"):
-            raise TypeError(f"__setitem__: cannot store {value._dtype} values in an array of "
+    """``value`` as a NumPy operand for ``x[...] = value`` into an array of ``dtype``: a
+    flexarray array or a NumPy array of a dtype of the same kind, or a Python scalar (a
+    NumPy scalar as the Python scalar it holds, as the operators take it)."""
+    if isinstance(value, Array) or type(value) is np.ndarray:
+        src = value._dtype if isinstance(value, Array) else _numpy_dtype(value)
+        if not np.can_cast(src, dtype, "same_kind") or (
+                _dt.KIND[src] == "c" and _dt.KIND[dtype] != "c"):
+            raise TypeError(f"__setitem__: cannot store {src} values in an array of "
                             f"{dtype} (it would change their kind); cast with astype()")
-        _STORABLE.add((value._dtype, dtype))
-        return value._arr
+        _STORABLE.add((src, dtype))
+        return value._arr if isinstance(value, Array) else value
+    if isinstance(value, np.generic) and not isinstance(value, (np.str_, np.bytes_)):
+        value = value.item()
     kind = _SCALAR_KIND.get(type(value))
     if kind is None and isinstance(value, (int, float, complex)):  # subclasses, NumPy scalars
         kind = next(k for t, k in _SCALAR_KIND.items() if isinstance(value, t))
@@ -175,8 +180,17 @@ def _setitem_value(value, dtype):
                 raise OverflowError(f"__setitem__: {value} is out of range for {dtype} "
                                     f"[{info.min}, {info.max}]")
         return value
-    raise TypeError(f"__setitem__: 'value' must be a flexarray array or a Python scalar, "
-                    f"got {type(value).__name__}")
+    raise TypeError(f"__setitem__: 'value' must be a flexarray array, a NumPy array or a "
+                    f"Python or NumPy scalar, got {type(value).__name__}")
+
+
+def _numpy_dtype(nd):
+    """The flexarray dtype of NumPy array ``nd`` (TypeError naming it otherwise)."""
+    try:
+        return _dt.from_np(nd.dtype)
+    except TypeError:
+        raise TypeError(f"__setitem__: 'value' is a NumPy array of dtype {nd.dtype}, which "
+                        f"flexarray does not have") from None
 
 
 class Array:
@@ -339,6 +353,15 @@ class Array:
             raise TypeError("int() of a complex array; take real() or abs() first")
         v = self._scalar("int")
         return int(v) if _dt.KIND[self._dtype] != "f" else int(float(v))
+
+    def __round__(self, ndigits=None):
+        """``round(x[, ndigits])`` of a 0-d array (or single element), as of the NumPy
+        scalar NumPy's reductions return: an int without ``ndigits``, else a NumPy
+        scalar of x's dtype. For arrays, ``round(x, decimals=...)`` of the namespace."""
+        if self._arr.size != 1:
+            raise TypeError(f"round() needs a 0-d array or a single element, got shape "
+                            f"{self.shape}; use flexarray.round(x, decimals=...)")
+        return round(self._scalar("round"), ndigits)
 
     def __index__(self):
         if _dt.KIND[self._dtype] not in "iu":

@@ -8,6 +8,7 @@ is ``matmul``) and to NumPy's ``__array_ufunc__`` protocol (NEP 13), so that ``n
 from __future__ import annotations
 
 import dis
+import inspect
 import sys
 import sysconfig
 
@@ -15,7 +16,7 @@ import numpy as np
 
 from . import _dtypes as _dt
 from . import _elementwise
-from ._array import Array, _new, copy_of, wrap
+from ._array import Array, _new, copy_of, wrap, wrap_foreign
 from ._dtypes import from_np
 from ._creation import asarray
 from ._linear_algebra import matmul
@@ -125,6 +126,22 @@ def _forward_eliding(name, func):
             if r is not None:
                 return r
         return func(self, other)
+    return op
+
+
+def _equality(stem, func):
+    """``==``/``!=``: as the other comparisons, but a list or tuple operand raises
+    TypeError (NumPy compares elementwise; Python's fallback would answer one False or
+    True for the whole array: a silent wrong answer)."""
+    forward = _forward(func)
+    symbol = "==" if stem == "eq" else "!="
+
+    def op(self, other):
+        if isinstance(other, (list, tuple)):
+            raise TypeError(f"{symbol}: a flexarray array compared with a "
+                            f"{type(other).__name__} is not compared elementwise; convert "
+                            f"it first: x {symbol} flexarray.asarray(...)")
+        return forward(self, other)
     return op
 
 
@@ -272,7 +289,10 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
         kwargs["out"] = tuple(o._writable() if type(o) is Array else o for o in out)
     if "where" in kwargs:
         kwargs["where"] = _numpy_input(kwargs["where"])
-    r = getattr(ufunc, method)(*map(_numpy_input, inputs), **kwargs)
+    args = list(map(_numpy_input, inputs))
+    if method == "at" and type(inputs[0]) is Array:
+        args[0] = inputs[0]._writable()  # (in place: x's memory its own first)
+    r = getattr(ufunc, method)(*args, **kwargs)
     if out is not None and len(out) == 1 and not isinstance(r, tuple):
         return out[0]
     return _result(r, out)
@@ -302,10 +322,80 @@ def _function_table(flexarray, numpy_named=()):
 
 FUNCTIONS = {}  # filled by install() (the namespace must be complete first)
 
-#: NumPy functions that write into an argument (its position): it is written through the
-#: array's memory, as with NumPy arrays
-_WRITES_ARG = {np.copyto: 0, np.place: 0, np.put: 0, np.putmask: 0, np.fill_diagonal: 0,
-               np.put_along_axis: 0}
+
+def _same_dtype_as_numpy(x, *others, strong=False) -> bool:
+    """Whether NumPy's promotion of flexarray array ``x`` with ``others`` (arrays, scalars,
+    None) keeps x's dtype; ``strong``: scalars as NumPy arrays (``np.diff`` converts its
+    ``prepend``/``append``), else as weak Python scalars (NEP 50)."""
+    try:
+        ops = [o._arr if type(o) is Array else np.asarray(o) if strong else o
+               for o in others if o is not None]
+        return np.result_type(x._arr, *ops) == x._arr.dtype
+    except (TypeError, ValueError, AttributeError):
+        return False
+
+
+def _clip_guard(a, a_min=None, a_max=None, *args, min=None, max=None, **kwargs):
+    return type(a) is Array and _same_dtype_as_numpy(a, a_min, a_max, min, max)
+
+
+def _diff_guard(a, n=1, axis=-1, prepend=None, append=None, *args, **kwargs):
+    return type(a) is Array and _same_dtype_as_numpy(a, prepend, append, strong=True)
+
+
+#: NumPy functions whose flexarray implementation has NumPy's meaning only for some
+#: arguments -> the test (the others run NumPy's): NumPy promotes clip's bounds and diff's
+#: prepend/append with x, where flexarray's keep x's dtype (the standard's rule)
+_NUMPY_MEANING = {np.clip: _clip_guard, np.diff: _diff_guard}
+
+#: NumPy functions that write into an argument (its name); ``nan_to_num`` only with
+#: ``copy=False``. With ``out`` (by keyword or position) that argument is written through
+#: the array's memory, as with NumPy arrays, after the array's memory is made its own (a
+#: lazy copy must not write its original, nor the original its copies).
+_WRITES_ARG = {np.copyto: "dst", np.place: "arr", np.put: "a", np.putmask: "a",
+               np.fill_diagonal: "a", np.put_along_axis: "arr", np.nan_to_num: "x"}
+
+_written = {}  # NumPy function -> ((position or None, name), ...) of what it may write
+
+
+def _written_params(func):
+    """The parameters of NumPy function ``func`` that it may write into: ``out`` and
+    :data:`_WRITES_ARG`'s, each with its position when it can be passed by position."""
+    try:
+        return _written[func]
+    except KeyError:
+        pass
+    names = {"out", _WRITES_ARG.get(func)}
+    found = []
+    try:
+        params = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):  # no signature: only the keyword ``out`` is known
+        params = []
+    for i, p in enumerate(params):
+        if p.name in names:
+            positional = p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and all(
+                q.kind != q.VAR_POSITIONAL for q in params[:i])
+            found.append((i if positional else None, p.name))
+    if not any(name == "out" for _, name in found):
+        found.append((None, "out"))
+    _written[func] = found = tuple(found)
+    return found
+
+
+def _writable_arg(v):
+    """An argument NumPy may write into, for NumPy (a tuple of them, for ``out``)."""
+    if type(v) is Array:
+        return v._writable()
+    if isinstance(v, tuple):
+        return tuple(_writable_arg(o) for o in v)
+    return v
+
+
+def _writes(func, args, kwargs):
+    """Whether this call of ``nan_to_num`` writes its argument (``copy=False``)."""
+    if func is not np.nan_to_num:
+        return True
+    return not kwargs.get("copy", args[1] if len(args) > 1 else True)
 
 
 #: NumPy functions making a new array like a flexarray one (-> position of their dtype
@@ -335,14 +425,29 @@ def _arrays_in(obj, found):
     return found
 
 
-def _from_numpy(r, inputs):
+def _foreign_in(obj, found):
+    """The NumPy arrays among the arguments (nested in lists, tuples and dicts)."""
+    if type(obj) is np.ndarray:
+        found.append(obj)
+    elif isinstance(obj, (list, tuple)):
+        for o in obj:
+            _foreign_in(o, found)
+    elif isinstance(obj, dict):
+        for o in obj.values():
+            _foreign_in(o, found)
+    return found
+
+
+def _from_numpy(r, inputs, foreign=()):
     """NumPy's result as flexarray arrays: a view of an input's memory (``np.ravel``,
     ``np.real``, ``np.split``) joins that input's family, so writes through it are seen
-    as with NumPy; fresh arrays become new arrays; other objects are returned as they are."""
+    as with NumPy; memory of a NumPy array argument (``foreign``: an ``out``, a view of
+    one) is shared as an import is; fresh arrays become new arrays; other objects are
+    returned as they are."""
     if isinstance(r, (list, tuple)) and not hasattr(r, "_fields"):
-        return type(r)(_from_numpy(e, inputs) for e in r)
+        return type(r)(_from_numpy(e, inputs, foreign) for e in r)
     if isinstance(r, tuple):  # a named tuple
-        return type(r)(*(_from_numpy(e, inputs) for e in r))
+        return type(r)(*(_from_numpy(e, inputs, foreign) for e in r))
     if isinstance(r, np.generic):
         r = np.asarray(r)
     if type(r) is not np.ndarray:
@@ -354,6 +459,9 @@ def _from_numpy(r, inputs):
     for x in inputs:
         if r.size and x._arr.size and np.may_share_memory(r, x._arr):
             return _new(r, x._buf, dtype)
+    for nd in foreign:
+        if r.size and nd.size and np.may_share_memory(r, nd):
+            return wrap_foreign(r)
     return wrap(r)
 
 
@@ -377,28 +485,34 @@ def array_function(self, func, types, args, kwargs):
         if dtype is not None:  # flexarray in, flexarray out: no structured/object results
             _dt.normalize(dtype, f"np.{func.__name__} of a flexarray array")
     impl = FUNCTIONS.get(func)
-    if impl is not None:
+    if impl is not None and (func not in _NUMPY_MEANING or _NUMPY_MEANING[func](*args,
+                                                                              **kwargs)):
         try:
             return impl(*args, **kwargs)
         except (TypeError, ValueError, IndexError):
             pass  # NumPy's meaning below (NumPy raises its own error if there is one)
     inputs = _arrays_in(args, [])
     np_args = list(_to_numpy(args))
-    target = _WRITES_ARG.get(func)
-    if target is not None and target < len(args) and type(args[target]) is Array:
-        np_args[target] = args[target]._writable()
-    out = kwargs.get("out")
-    if out is not None:
-        kwargs = dict(kwargs)
-        kwargs["out"] = tuple(o._writable() if type(o) is Array else o for o in out) \
-            if isinstance(out, tuple) else (out._writable() if type(out) is Array else out)
+    np_kwargs = {k: _to_numpy(v) for k, v in kwargs.items()}
+    out = np_out = None
+    for pos, name in _written_params(func):
+        if name in kwargs:
+            v = kwargs[name]
+            np_kwargs[name] = w = _writable_arg(v) if _writes(func, args, kwargs) else \
+                np_kwargs[name]
+        elif pos is not None and pos < len(args):
+            v = args[pos]
+            np_args[pos] = w = _writable_arg(v) if _writes(func, args, kwargs) else \
+                np_args[pos]
+        else:
+            continue
+        if name == "out" and v is not None:
+            out, np_out = v, w
     impl = getattr(func, "_implementation", func)  # C-level functions (np.asarray(like=))
-    r = impl(*np_args, **{k: _to_numpy(v) for k, v in kwargs.items()})
-    if out is not None and (r is kwargs["out"] or (isinstance(r, np.ndarray) and
-                                                   type(out) is Array and
-                                                   r is out._arr)):
-        return out
-    return _from_numpy(r, inputs)
+    r = impl(*np_args, **np_kwargs)
+    if out is not None and r is np_out:
+        return out  # NumPy returns ``out`` itself
+    return _from_numpy(r, inputs, _foreign_in((args, kwargs), []))
 
 
 # --- NumPy's ndarray methods ---------------------------------------------------------------
@@ -525,7 +639,8 @@ def install(namespace, numpy_named=()) -> None:
                 _reflected(func))
         setattr(Array, f"__i{stem}__", _inplace(name))
     for stem, name in COMPARISONS.items():
-        setattr(Array, f"__{stem}__", _forward(getattr(_elementwise, name)))
+        setattr(Array, f"__{stem}__", _forward(getattr(_elementwise, name)) if stem not in
+                ("eq", "ne") else _equality(stem, getattr(_elementwise, name)))
     for stem, name in UNARY.items():
         setattr(Array, f"__{stem}__", getattr(_elementwise, name))
     Array.__matmul__ = _forward(matmul)

@@ -172,6 +172,120 @@ def test_numpy_functions_that_write_write_through():
     np.testing.assert_allclose(to_np(o), V.sum(axis=0))
 
 
+N_LAZY = 100_000  # 800 KB of float64: copies of it are lazy (gates.LAZY_COPY_MIN_BYTES)
+
+#: NumPy calls that write into their first argument ``t`` (by keyword or position), with
+#: what NumPy on a NumPy array writes at [0] (in a (N_LAZY,) float64 array of zeros)
+WRITERS = [
+    ("add.at", lambda t: np.add.at(t, [0], 1.0), 1.0),
+    ("subtract.at", lambda t: np.subtract.at(t, [0, 0], 1.0), -2.0),
+    ("copyto(dst=)", lambda t: np.copyto(dst=t, src=3.0), 3.0),
+    ("put(a=)", lambda t: np.put(a=t, ind=[0], v=4.0), 4.0),
+    ("place(arr=)", lambda t: np.place(arr=t, mask=np.arange(N_LAZY) == 0, vals=[5.0]), 5.0),
+    ("putmask(a)", lambda t: np.putmask(t, np.arange(N_LAZY) == 0, 6.0), 6.0),
+    ("put_along_axis(arr=)", lambda t: np.put_along_axis(arr=t, indices=np.array([0]),
+                                                         values=7.0, axis=0), 7.0),
+    ("nan_to_num(copy=False)", lambda t: (np.copyto(t, np.nan),
+                                          np.nan_to_num(t, copy=False)), 0.0),
+    ("cumsum out by position", lambda t: np.cumsum(np.ones(N_LAZY), 0, None, t), 1.0),
+    ("clip out by position", lambda t: np.clip(xp.full(N_LAZY, 9.0), 0, 2, t), 2.0),
+    ("round out by position", lambda t: np.round(xp.full(N_LAZY, 1.25), 1, t), 1.2),
+    ("take out by position", lambda t: np.take(xp.full(N_LAZY, 8.0),
+                                               np.arange(N_LAZY), 0, t), 8.0),
+]
+
+
+@pytest.mark.parametrize("name,write,value", WRITERS, ids=[w[0] for w in WRITERS])
+@pytest.mark.parametrize("written", ["copy", "original"])
+def test_numpy_writes_into_a_lazy_copy_or_its_original_stay_there(name, write, value,
+                                                                   written):
+    """A NumPy function or ufunc method writing a flexarray array in place writes that
+    array alone: never the original of a lazy copy, nor a copy of the written original
+    (NumPy on NumPy arrays, copied with np.array, is the reference)."""
+    x = xp.zeros(N_LAZY)
+    c = xp.asarray(x, copy=True)
+    target, other = (c, x) if written == "copy" else (x, c)
+    with np.errstate(all="ignore"):
+        r = write(target)
+    assert float(target[0]) == value
+    assert float(other[0]) == 0.0 and not np.any(np.asarray(other))
+    if "out by position" in name:
+        assert r is target  # NumPy returns ``out`` itself
+
+
+def test_numpy_out_array_stays_numpys_memory():
+    """A NumPy array given as ``out`` is returned itself, and a copy made of a result
+    sharing its memory is a snapshot (the memory is NumPy's: it may change any time)."""
+    o = np.zeros(N_LAZY)
+    assert np.clip(xp.full(N_LAZY, 5.0), 0, 1, o) is o and o[0] == 1.0
+    for r in (np.broadcast_arrays(xp.ones(1), o)[1],  # flexarray's, of o's memory
+              np.atleast_1d(xp.ones(1), o)[1]):       # NumPy's, on o's memory
+        assert isinstance(r, xp.Array)
+        c = xp.asarray(r, copy=True)
+        o[0] = 99.0
+        assert float(c[0]) == 1.0 and float(r[0]) == 99.0
+        o[0] = 1.0
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, a, lo, hi: m.clip(a(np.array([0, 3], np.int32)), 0.5, 2.5),
+    lambda m, a, lo, hi: m.clip(a(np.array([1, 5], np.uint8)), a(lo), a(hi)),
+    lambda m, a, lo, hi: m.clip(a(np.array([0.2, 3.5])), 0.5, 2.5),
+    lambda m, a, lo, hi: m.clip(a(np.array([0, 3], np.int32)), 1, 2),
+    lambda m, a, lo, hi: m.diff(a(np.array([5, 3], np.uint8)), prepend=0),
+    lambda m, a, lo, hi: m.diff(a(np.array([5.0, 3.0], np.float32)), append=1.0),
+    lambda m, a, lo, hi: m.diff(a(np.array([5, 3], np.uint8)),
+                                prepend=a(np.array([1], np.uint8))),
+])
+def test_numpy_named_calls_promote_as_numpy(call):
+    """``np.clip``/``np.diff`` on flexarray arrays have NumPy's dtypes and values, also
+    where NumPy promotes x with bounds or prepend/append of another kind or width (where
+    the standard's clip and diff keep x's dtype)."""
+    lo, hi = np.array([-4, -4], np.int8), np.array([-3, -3], np.int8)
+    expected = call(np, lambda v: v, lo, hi)
+    got = call(np, xp.asarray, lo, hi)
+    assert isinstance(got, xp.Array)
+    assert to_np(got).dtype == expected.dtype
+    np.testing.assert_array_equal(to_np(got), expected)
+
+
+@pytest.mark.parametrize("value", [np.int64(7), np.float32(1.5), np.bool_(True),
+                                   np.array([1.0, 2.0]), np.array(2.0),
+                                   np.array([1, 2], np.int8)])
+def test_setitem_takes_numpy_scalars_and_arrays(value):
+    """``x[...] = v`` with a NumPy scalar or array stores what NumPy stores (same-kind
+    values; NumPy scalars as the Python scalars they hold)."""
+    y, ref = xp.zeros(2), np.zeros(2)
+    y[:] = value
+    ref[:] = value
+    np.testing.assert_array_equal(to_np(y), ref)
+    i = xp.zeros(2, dtype=xp.int8)
+    with pytest.raises(TypeError, match="cannot store"):
+        i[:] = np.array([1.5, 2.0])
+    with pytest.raises(TypeError, match="dtype <U1, which flexarray does not have"):
+        y[:] = np.array(["a", "b"])
+
+
+def test_round_of_a_0d_array_is_round_of_numpys_scalar():
+    s = np.sum(fx([1.2, 2.3, 3.4]))
+    n = np.sum(np.array([1.2, 2.3, 3.4]))
+    assert round(s) == round(n) and type(round(s)) is int
+    assert round(s, 1) == round(n, 1)
+    with pytest.raises(TypeError, match="round\(\) needs a 0-d array"):
+        round(fx([1.5, 2.5]))
+
+
+@pytest.mark.parametrize("other", [[1.0, 2.0], (1.0, 2.0)])
+def test_equality_with_a_list_is_an_error_not_false(other):
+    x = fx([1.0, 2.0])
+    for compare in (operator.eq, operator.ne):
+        with pytest.raises(TypeError, match="not compared elementwise"):
+            compare(x, other)
+        with pytest.raises(TypeError, match="not compared elementwise"):
+            compare(other, x)
+    assert (x == None) is False and (x != None) is True  # noqa: E711 (Python's meaning)
+
+
 # --- NumPy's ndarray methods (extensions; Dask's chunk code calls them) ---------------------
 
 M = np.arange(24.0).reshape(2, 3, 4) - 7.5
