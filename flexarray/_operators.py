@@ -585,7 +585,11 @@ def _view_method(self, dtype=None, type=None):
 
 
 def _sort_method(self, axis=-1, kind=None, order=None):
-    """NumPy's ``ndarray.sort``: sorts ``x`` in place (through its views' shared memory)."""
+    """NumPy's ``ndarray.sort``: sorts ``x`` in place (through its views' shared memory);
+    float16 by NumPy's stable sort (its default one is wrong on some CPUs:
+    ``_sorting._kind``)."""
+    if self._arr.dtype == np.float16 and kind in (None, "quicksort", "heapsort"):
+        kind = "stable"
     self._writable().sort(axis=axis, kind=kind, order=order)
 
 

@@ -22,7 +22,9 @@ Engines (gates and their measurements: ``flexarray/_engines/gates.py``, Sorting)
   each run of equal values; a run longer than ``TIES_MAXRUN`` (many ties) hands the call
   to the radix kernel (``flexarray._kernels.sort.radix``, axes of ``RADIX_MIN`` or more)
   or to NumPy's stable sort. Longer axes: the radix kernel.
-- ``stable=False``: NumPy's SIMD sorts (float16 argsort: the radix kernel).
+- ``stable=False``: NumPy's SIMD sorts; float16 sorts and argsorts as with ``stable=True``
+  (the radix kernel, or NumPy's stable sort: NumPy's default float16 sort is wrong on
+  AVX-512 CPUs without AVX512-FP16, see ``_kind``).
 - Everything else and small calls: NumPy's sorts (``kind='stable'`` when stability is asked
   for), which radix-sort 8/16-bit integers and bool themselves.
 """
@@ -114,14 +116,24 @@ def _sorted_key(x, key, ax, stable):
         _ties().stable_values(_rows(r), _rows(m))
         return r if ax == key.ndim - 1 else moved(r, -1, ax)
     r = key.copy()  # the ndarray methods skip np.sort's Python wrapper (~0.3 us)
-    r.sort(axis=ax, kind="stable" if floats and stable else None)
+    r.sort(axis=ax, kind=_kind(key.dtype, stable))
     return r
+
+
+def _kind(dtype, stable):
+    """NumPy's sort kind for ``dtype``: "stable" where stability is asked for and matters
+    (floats: bits of equal values differ), and always for float16: NumPy 2.4's default
+    float16 sort (x86-simd-sort's emulated float16, on AVX-512 CPUs without AVX512-FP16)
+    returned unsorted arrays with negative values (4,096 of arange % 7 - 3)."""
+    if dtype == np.float16:
+        return "stable"
+    return "stable" if stable and dtype.kind == "f" else None
 
 
 def sort(x, /, *, axis=-1, descending=False, stable=True):
     """A sorted copy of ``x`` along ``axis`` (NaN last; stable by default)."""
     a, ax, descending, stable = _prepare("sort", x, axis, descending, stable)
-    if a.dtype == np.float16 and stable and (radix := _radix_rows(x, ax)) is not None:
+    if a.dtype == np.float16 and (radix := _radix_rows(x, ax)) is not None:  # (see _kind)
         return wrap(_as_laid_out(_unrows(radix[0].sort(radix[1], descending), x, ax), x))
     key = _reverse_key(a) if descending else a
     r = _sorted_key(x, key, ax, stable)
@@ -134,8 +146,11 @@ def _as_laid_out(r, x):
     """Sorted values ``r`` in the memory order NumPy's ``np.sort`` gives (its copy of x is
     order "K"), so that reshapes of the result are views exactly where NumPy's are."""
     a = x._arr
-    if a.ndim < 2 or a.flags.c_contiguous or (r.flags.f_contiguous and a.flags.f_contiguous):
+    if a.ndim < 2 or (r.flags.c_contiguous and a.flags.c_contiguous) or (
+            r.flags.f_contiguous and a.flags.f_contiguous):
         return r
+    if a.flags.c_contiguous:  # (sorted along another axis than the last: a moved view)
+        return np.ascontiguousarray(r)
     out = np.empty_like(a, dtype=r.dtype)  # (order "K": x's layout, compacted)
     out[...] = r
     return out
@@ -160,7 +175,8 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
     if (stable and a.size >= TIES_MIN and a.dtype in _SIMD
             and n <= TIES_MAX[a.dtype.itemsize]
             and (p := _stable_argsort(key, ax)) is not None):
-        return index_result(p)
+        return index_result(_as_laid_out(p, x))
     if (radix := _radix_rows(x, ax)) is not None:
-        return index_result(_unrows(radix[0].argsort(radix[1], descending), x, ax))
+        return index_result(_as_laid_out(_unrows(radix[0].argsort(radix[1], descending), x,
+                                                 ax), x))
     return index_result(key.argsort(axis=ax, kind="stable" if stable else None))

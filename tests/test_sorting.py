@@ -212,3 +212,37 @@ def test_tie_repair_gives_up_on_long_runs():
     p = v.argsort(axis=-1)
     assert ties.stable_ties(v, p, _sorting.TIES_MAXRUN)
     np.testing.assert_array_equal(p, v.argsort(axis=-1, kind="stable"))
+
+
+@pytest.mark.parametrize("n", [3_000, 4_096, 9_000])
+@pytest.mark.parametrize("descending", [False, True])
+def test_float16_sorts_whatever_stable_says(n, descending):
+    """NumPy 2.4's default float16 sort (x86-simd-sort's emulated float16) returned
+    unsorted arrays with negative values on AVX-512 CPUs without AVX512-FP16; Python's
+    sorted() is the reference, for sort, argsort and the in-place method."""
+    v = (np.arange(n) % 7 - 3).astype(np.float16)
+    expected = np.array(sorted(v.tolist(), reverse=descending), np.float16)
+    for stable in (False, True):
+        got = to_np(xp.sort(xp.asarray(v), stable=stable, descending=descending))
+        np.testing.assert_array_equal(got, expected)
+        idx = to_np(xp.argsort(xp.asarray(v), stable=stable, descending=descending))
+        np.testing.assert_array_equal(v[idx], expected)
+    if not descending:
+        y = xp.asarray(v.copy())
+        y.sort()
+        np.testing.assert_array_equal(to_np(y), expected)
+
+
+@pytest.mark.parametrize("shape,axis", [((600, 7), 0), ((5, 700, 3), 1), ((5000, 3), 0)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.float16])
+def test_sorted_along_an_outer_axis_is_laid_out_as_numpys(shape, axis, dtype):
+    """sort/argsort results of a C array are C-contiguous as NumPy's, at every size (the
+    tie-repair and radix paths sorted a moved view): so reshapes are views exactly where
+    NumPy's are (reshape(copy=False) works)."""
+    a = np.random.default_rng(0).standard_normal(shape).astype(dtype)
+    for f, ref in ((xp.sort, np.sort(a, axis=axis, kind="stable")),
+                   (xp.argsort, np.argsort(a, axis=axis, kind="stable"))):
+        r = f(xp.asarray(a), axis=axis)
+        assert to_np(r).flags.c_contiguous
+        np.testing.assert_array_equal(to_np(r), ref)
+        xp.reshape(r, (-1,), copy=False)
