@@ -133,15 +133,16 @@ def _equality(stem, func):
     """``==``/``!=``: as the other comparisons, but a list or tuple operand raises
     TypeError (NumPy compares elementwise; Python's fallback would answer one False or
     True for the whole array: a silent wrong answer)."""
-    forward = _forward(func)
     symbol = "==" if stem == "eq" else "!="
 
     def op(self, other):
-        if isinstance(other, (list, tuple)):
-            raise TypeError(f"{symbol}: a flexarray array compared with a "
-                            f"{type(other).__name__} is not compared elementwise; convert "
-                            f"it first: x {symbol} flexarray.asarray(...)")
-        return forward(self, other)
+        if not isinstance(other, OPERAND_TYPES):  # (as _forward's, with the check)
+            if isinstance(other, (list, tuple)):
+                raise TypeError(f"{symbol}: a flexarray array compared with a "
+                                f"{type(other).__name__} is not compared elementwise; "
+                                f"convert it first: x {symbol} flexarray.asarray(...)")
+            return _with_ndarray(func, self, other, other)
+        return func(self, other)
     return op
 
 
