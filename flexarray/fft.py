@@ -44,9 +44,10 @@ def _length(func, name, v, default):
     """A transform length: `default` when None; ValueError below 1."""
     n = default if v is None else check_int(v, func, name)
     if n < 1:
-        hint = " (the default for this input); pass n explicitly" if v is None else ""
-        raise ValueError(f"{func}: the transform length {name}={n}{hint} is invalid; "
-                         f"it must be >= 1")
+        hint = (f" (the default for x's length along the axis); pass {name} explicitly"
+                if v is None else "")
+        raise ValueError(f"{func}: the transform length {name}={n} is invalid, it must be "
+                         f">= 1{hint}")
     check_alloc((n,), 16, func, f"a transform of length {name}={n}")
     return n
 
@@ -74,22 +75,27 @@ def _complex_input(func, x):
     return a.astype(np.complex128 if a.dtype == np.float64 else np.complex64)
 
 
+def _axis_list(func, x, axes):
+    """``axes`` (a sequence of integers) as a list of distinct normalized axes of x."""
+    if not isinstance(axes, (tuple, list, range)):
+        raise TypeError(f"{func}: 'axes' must be a sequence of integers, got "
+                        f"{type(axes).__name__}")
+    ax = [normalize_axis(check_int(a, func, "axes"), x.ndim, func, "axes") for a in axes]
+    if len(set(ax)) != len(ax):
+        raise ValueError(f"{func}: 'axes' has repeated axes: {list(axes)}; give each "
+                         f"axis at most once")
+    return ax
+
+
 def _axes(func, x, s, axes):
     """(s, axes) of an n-dimensional transform, both lists; s entries resolved."""
-    nd = x.ndim
     if axes is None:
         if s is not None:
             raise ValueError(f"{func}: 's' was given without 'axes'; pass 'axes' too "
                              f"(the standard requires both)")
-        ax = list(range(nd))
+        ax = list(range(x.ndim))
     else:
-        if not isinstance(axes, (tuple, list, range)):
-            raise TypeError(f"{func}: 'axes' must be a sequence of integers, got "
-                            f"{type(axes).__name__}")
-        ax = [normalize_axis(check_int(a, func, "axes"), nd, func, "axes") for a in axes]
-        if len(set(ax)) != len(ax):
-            raise ValueError(f"{func}: 'axes' has repeated axes: {list(axes)}; give each "
-                             f"axis at most once")
+        ax = _axis_list(func, x, axes)
     if s is None:
         for a in ax:
             if x.shape[a] < 1:
@@ -186,6 +192,10 @@ def _one_dim(func, npfunc, kernel, real_in, half_in, x, n, axis, norm):
         n = _length(func, "n", n, default)
     if type(norm) is not str or norm not in _NORMS:
         _norm(func, norm)
+    if m == 0 and half_in:  # an empty half spectrum zero-padded to n: zeros (NumPy's
+        shape = list(a.shape)  # irfft/hfft return unwritten memory there)
+        shape[axis] = n
+        return wrap(np.zeros(shape, np.finfo(a.dtype).dtype))
     if from_real:
         if n >= _FROM_REAL_MIN_N:
             return wrap(_pocket().full_from_real(a, n, axis, norm, func == "ifft"))
@@ -306,6 +316,11 @@ def irfftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
                              f"m={a.shape[ax[-1]]} along axis {ax[-1]}; pass 's' and 'axes'")
     if len(ax) == 1:
         return irfft(x, n=s[0], axis=ax[0], norm=norm)
+    if any(a.shape[i] == 0 for i in ax):  # no data: zeros (NumPy's irfftn: unwritten)
+        shape = list(a.shape)
+        for i, v in zip(ax, s):
+            shape[i] = v
+        return wrap(np.zeros(shape, np.finfo(a.dtype).dtype))
     if s[-1] < _KERNEL_MIN_N[a.dtype]:
         return wrap(np.fft.irfftn(a, s, ax, norm))
     if len(ax) > 1:
@@ -351,8 +366,8 @@ def _shift(func, x, axes, inverse):
         ax = list(range(x.ndim))
     elif isinstance(axes, (int, np.integer)) and not isinstance(axes, bool):
         ax = [normalize_axis(axes, x.ndim, func, "axes")]
-    else:
-        _, ax = _axes(func, x, None, axes)
+    else:  # (a shift has no transform length: empty axes shift as nothing)
+        ax = _axis_list(func, x, axes)
     a = x._arr
     shift = [-(a.shape[i] // 2) if inverse else a.shape[i] // 2 for i in ax]
     return wrap(np.roll(a, shift, ax) if ax else a.copy())

@@ -73,10 +73,14 @@ def _real(dt):
 
 # --- checks and conversions -----------------------------------------------------------------
 
-def _check_floating(func, dt, name="x"):
+def _check_floating(func, dt, name="x", names=None):
+    """TypeError unless ``dt`` is floating (``names``: the arguments whose promoted dtype
+    ``dt`` is, for the message)."""
     if not _dt.is_floating(dt):
-        raise TypeError(f"{func}: '{name}' must have a floating-point dtype, got {dt}; cast "
-                        f"it first, e.g. astype({name}, flexarray.float64)")
+        what = f"'{name}'" if names is None else " and ".join(f"'{n}'" for n in names)
+        verb = "must have" if names is None else "must promote to"
+        raise TypeError(f"{func}: {what} {verb} a floating-point dtype, got {dt}; cast "
+                        f"first, e.g. astype({(names or (name,))[0]}, flexarray.float64)")
 
 
 def _matrices(func, x, *, square=False, name="x"):
@@ -239,7 +243,7 @@ def solve(x1, x2, /):
     check_array(x1, "solve", "x1")
     check_array(x2, "solve", "x2")
     dt = _dt.promote(x1._dtype, x2._dtype, "solve")
-    _check_floating("solve", dt, "x1' and 'x2")
+    _check_floating("solve", dt, names=("x1", "x2"))
     _matrices("solve", x1, square=True, name="x1")
     s1, s2 = x1.shape, x2.shape
     m = s1[-1]

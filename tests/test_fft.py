@@ -620,3 +620,32 @@ def test_one_axis_n_dimensional_transforms_match_numpy(dtype, axis):
             assert back.dtype == dtype
             assert_close(np_of(back), np.fft.irfftn(np.fft.rfftn(wide(v), s, [axis], "ortho"),
                                                     s, [axis], "ortho"), dtype)
+
+
+@pytest.mark.parametrize("func", ["fftshift", "ifftshift"])
+@pytest.mark.parametrize("axes", [(1,), [0, 1], (0,), None, 1])
+def test_shifts_of_empty_axes_shift_nothing(func, axes):
+    """A shift has no transform length: an empty axis among ``axes`` is no error (NumPy's
+    fftshift is the reference)."""
+    a = np.zeros((3, 0))
+    got = getattr(xp.fft, func)(xp.asarray(a), axes=axes)
+    assert got.shape == getattr(np.fft, func)(a, axes=axes).shape
+
+
+@pytest.mark.parametrize("n", [1, 4, 1000, 2048])
+@pytest.mark.parametrize("func", ["irfft", "hfft"])
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_inverse_real_transforms_of_an_empty_spectrum_are_zeros(func, n, dtype):
+    """An empty half spectrum zero-padded to n is all zeros: its transform is zeros of the
+    real dtype (NumPy's irfft/hfft/irfftn return unwritten memory there; the reference is
+    the same transform of n//2 + 1 explicit zeros)."""
+    for shape, axis in (((0,), 0), ((2, 0), 1), ((0, 3), 0)):
+        a = np.zeros(shape, dtype)
+        padded = np.zeros(shape[:axis] + (n // 2 + 1,) + shape[axis + 1:], dtype)
+        expected = getattr(np.fft, func)(padded, n=n, axis=axis)
+        got = np.asarray(getattr(xp.fft, func)(xp.asarray(a), n=n, axis=axis))
+        assert got.dtype == np.finfo(dtype).dtype and got.shape == expected.shape
+        assert not got.any()
+    z = xp.asarray(np.zeros((2, 0), dtype))
+    got = np.asarray(xp.fft.irfftn(z, s=(3, n), axes=(0, 1)))
+    assert got.shape == (3, n) and not got.any()
