@@ -599,3 +599,38 @@ def test_conv_benchmark_shapes_against_torch():
         ref = f(torch.from_numpy(x), torch.from_numpy(w), **kw).numpy()
         got = getattr(nn, f"conv{len(xs) - 2}d")(xp.asarray(x), xp.asarray(w), **kw)
         assert_close(got, ref.astype(float), "float32")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", ["huge alternating input", "huge weights"])
+def test_winograd_3x3_falls_back_where_its_transforms_would_overflow(dtype, case):
+    """3x3 stride-1 convolutions with >= 16 channels take Winograd F(2x2, 3x3), whose
+    transforms add and subtract inputs (and weights): finite values near the dtype's
+    maximum overflowed there into NaN everywhere. Those go to im2col now; the reference is
+    the definition, in float64 (float32's values are representable there)."""
+    big = np.finfo(dtype).max
+    x = np.full((1, 16, 6, 6), 1.0, dtype)
+    w = np.full((16, 16, 3, 3), 1e-6, dtype)
+    if case == "huge alternating input":
+        x[:] = 0.9 * big
+        x[:, :, 1::2, :] *= -1
+    else:
+        w[:] = 0.9 * big / 1e30
+        x[:] = 1e-30 if dtype == np.float32 else 1e-300
+    got = np.asarray(nn.conv2d(xp.asarray(x), xp.asarray(w), padding=1))
+    with np.errstate(over="ignore"):
+        expected = ref_conv(x.astype(np.float64), w.astype(np.float64), None, (1, 1),
+                            (1, 1), (1, 1), (1, 1), 1).astype(dtype)
+    assert np.isfinite(got).all()
+    atol = 1e-6 * float(np.abs(x).max()) * 16 * 9 * float(np.abs(w).max())  # (cancels)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=atol)
+
+
+def test_conv_transpose_of_an_empty_spatial_input_is_a_value_error():
+    x = xp.asarray(np.ones((2, 4, 0, 8)))
+    w = xp.asarray(np.ones((4, 3, 3, 3)))
+    for stride in (1, 3):
+        with pytest.raises(ValueError, match="conv_transpose2d: spatial dimension 0 of x is "
+                                             "empty"):
+            nn.conv_transpose2d(x, w, stride=stride)
+    assert nn.conv_transpose2d(xp.asarray(np.ones((0, 4, 2, 8))), w).shape == (0, 3, 4, 10)

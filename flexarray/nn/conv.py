@@ -135,9 +135,13 @@ def _conv_transpose(n, func, x, weight, bias, stride, padding, output_padding, g
             raise ValueError(f"{func}: output_padding {output_padding} must be smaller "
                              f"than stride {stride} or dilation {dilation} in every "
                              f"dimension")
+        if spatial[i] == 0:  # (the size formula below would give bias-filled output)
+            raise ValueError(f"{func}: spatial dimension {i} of x is empty (input shape "
+                             f"{x.shape}); a transposed convolution needs at least one "
+                             f"input position per spatial dimension, as torch's")
         size = ((spatial[i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (ks[i] - 1)
                 + output_padding[i] + 1)
-        if size < 1 and spatial[i] > 0:
+        if size < 1:
             raise ValueError(f"{func}: padding {padding} is too large: output size in "
                              f"spatial dimension {i} would be {size} (input shape "
                              f"{x.shape}, weight shape {weight.shape})")
