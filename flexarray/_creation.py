@@ -55,8 +55,13 @@ def _np_result(nd, func):
 
 
 def _infer_dtype(obj):
-    """The default dtype of nested Python scalars (bool < int < float < complex)."""
+    """The default dtype of nested Python scalars (bool < int < float < complex); with
+    flexarray arrays among them, their promotion (Python scalars weak); with NumPy scalars
+    or arrays (beyond the Python float/complex subclasses) but no flexarray array, None:
+    NumPy infers it, as ``np.asarray`` and array-api-strict do (``[np.float32(1.5), 2]``
+    is float64)."""
     kinds = set()
+    numpy_kinds = set()
 
     def walk(o):
         if isinstance(o, Array):
@@ -64,10 +69,16 @@ def _infer_dtype(obj):
         elif isinstance(o, (list, tuple)):
             for e in o:
                 walk(e)
+        elif isinstance(o, np.ndarray) or (isinstance(o, np.generic) and
+                                           not isinstance(o, (float, complex))):
+            numpy_kinds.add(o.dtype)
         else:
             kinds.add(type(o))
     walk(obj)
     arrays = [k for k in kinds if isinstance(k, np.dtype)]
+    if numpy_kinds and not arrays:
+        return None  # NumPy values beside Python scalars: NumPy's own inference
+    arrays += [_dt.from_np(np.dtype(k)) for k in numpy_kinds]
     if arrays:
         r = arrays[0]
         for d in arrays[1:]:
@@ -135,12 +146,14 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
     if hasattr(obj, "__dlpack__"):
         return from_dlpack(obj, copy=copy) if dtype is None else asarray(
             from_dlpack(obj, copy=copy), dtype=dtype, copy=copy)
-    if isinstance(obj, (bytes, bytearray, memoryview)):
-        try:
-            nd = np.frombuffer(obj, dtype=np.uint8 if dtype is None else dtype)
-        except ValueError as e:
-            raise ValueError(f"asarray: a buffer of {memoryview(obj).nbytes} bytes as {dtype}: "
-                             f"{e}") from None
+    if (nd := _buffer_array(obj)) is not None:  # the buffer protocol: its values
+        nd = _np_result(nd, "asarray")
+        if dtype is not None and nd.dtype != dtype:
+            if copy is False:
+                raise ValueError(f"asarray: converting {nd.dtype} to {dtype} needs a copy, "
+                                 f"but copy=False")
+            _dt.check_complex_cast(nd.dtype, dtype, "asarray")
+            return wrap(nd.astype(dtype))
         return wrap(np.array(nd, copy=True)) if copy else wrap_foreign(nd)  # (order K)
     if copy is False:
         raise ValueError("asarray: copy=False needs an object whose memory can be shared "
@@ -170,6 +183,25 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
     if nd.dtype == object:
         raise ValueError("asarray: nested sequences must be rectangular and hold numbers")
     return wrap(_np_result(nd, "asarray"))
+
+
+def _buffer_array(obj):
+    """A NumPy view of an object's buffer, by its format and shape (``memoryview``,
+    ``array.array``, ...; ``bytes``/``bytearray``: uint8), or None when ``obj`` has no
+    buffer. The values convert to another dtype, never the bytes."""
+    if isinstance(obj, (bytes, bytearray)):
+        return np.frombuffer(obj, np.uint8)
+    if isinstance(obj, (list, tuple, int, float, complex, str)):
+        return None
+    try:
+        view = memoryview(obj)
+    except TypeError:
+        return None
+    try:
+        return np.asarray(view)
+    except (ValueError, TypeError) as e:
+        raise TypeError(f"asarray: a buffer of format {view.format!r} that NumPy cannot read "
+                        f"({e})") from None
 
 
 def _unwrap_nested(obj):
@@ -345,6 +377,13 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
                  else _dt.default_float)
     if _dt.KIND[dtype] not in "iufc":
         raise TypeError(f"arange: 'dtype' must be a numeric dtype, got {dtype}")
+    if _dt.KIND[dtype] in "iu":  # (NumPy casts a fractional step to 0: a range of repeats)
+        for name, v in (("start", start), ("step", step)):
+            if type(v) is float and not v.is_integer():
+                raise ValueError(f"arange: an integer dtype ({dtype}) needs an integral "
+                                 f"'{name}', got {v}; make a floating range and convert "
+                                 f"it with astype()")
+        start, step = int(start), int(step)
     if all(type(v) is int for v in (start, stop, step)):
         n = builtins.max(-((start - stop) // step), 0)  # exact, whatever the magnitudes
     else:

@@ -245,3 +245,51 @@ def test_asarray_of_python_scalars_default_dtypes_and_range():
     for v in (1 << 63, -(1 << 63) - 1):
         with pytest.raises(OverflowError, match="asarray"):
             xp.asarray(v)
+
+
+@pytest.mark.parametrize("obj", [
+    [np.float32(1.5), 2], [np.float16(0.5), 2], [np.array([1.5, 2.5], np.float32), [1, 2]],
+    [np.array(1.5, np.float32), 1], [np.complex64(1 + 2j), 1.5], [np.int8(3), 4],
+    [True, np.bool_(False)], [[np.float32(0.25)], [7]],
+])
+def test_nested_sequences_with_numpy_values_as_numpy_infers(obj):
+    """NumPy scalars and arrays inside a nested sequence keep their values: the dtype is
+    NumPy's inference (array-api-strict's too), never the Python ints' int64 beside a
+    float32 that was then truncated."""
+    expected = np.asarray(obj)
+    got = np.asarray(xp.asarray(obj))
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_buffers_give_their_values_by_format_and_shape():
+    import array
+    a = array.array("d", [1.0, 2.0])
+    for obj in (a, memoryview(a)):
+        np.testing.assert_array_equal(np.asarray(xp.asarray(obj)), [1.0, 2.0])
+        assert xp.asarray(obj).dtype == xp.float64
+    assert xp.asarray(memoryview(array.array("i", [1, -2]))).dtype == xp.int32
+    m = xp.asarray(memoryview(np.arange(6.0).reshape(2, 3)))
+    np.testing.assert_array_equal(np.asarray(m), np.arange(6.0).reshape(2, 3))
+    # dtype= converts the values (never reinterprets the bytes)
+    np.testing.assert_array_equal(np.asarray(xp.asarray(bytes([1, 2, 3, 4]),
+                                                        dtype=xp.float32)), [1, 2, 3, 4])
+    np.testing.assert_array_equal(np.asarray(xp.asarray(memoryview(a), dtype=xp.int64)),
+                                  [1, 2])
+    x = xp.asarray(a)  # shared, as NumPy's asarray shares a writable buffer
+    x[0] = 5.0
+    assert a[0] == 5.0
+    with pytest.raises(ValueError, match="needs a copy, but copy=False"):
+        xp.asarray(bytes([1, 2]), dtype=xp.float32, copy=False)
+
+
+def test_arange_of_an_integer_dtype_needs_integral_start_and_step():
+    with pytest.raises(ValueError, match="arange: an integer dtype \\(int64\\) needs an "
+                                         "integral 'step', got 0.5"):
+        xp.arange(0, 5, 0.5, dtype=xp.int64)
+    with pytest.raises(ValueError, match="integral 'start', got 2.5"):
+        xp.arange(2.5, 10, 2, dtype=xp.int32)
+    np.testing.assert_array_equal(np.asarray(xp.arange(0, 5.5, 1, dtype=xp.int64)),
+                                  np.arange(0, 5.5, 1, dtype=np.int64))
+    np.testing.assert_array_equal(np.asarray(xp.arange(0.0, 4.0, 2.0, dtype=xp.int16)),
+                                  [0, 2])
