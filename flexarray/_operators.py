@@ -290,9 +290,10 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
         kwargs["out"] = tuple(o._writable() if type(o) is Array else o for o in out)
     if "where" in kwargs:
         kwargs["where"] = _numpy_input(kwargs["where"])
-    args = list(map(_numpy_input, inputs))
-    if method == "at" and type(inputs[0]) is Array:
-        args[0] = inputs[0]._writable()  # (in place: x's memory its own first)
+    target = inputs[0]._writable() if method == "at" and type(inputs[0]) is Array else None
+    args = list(map(_numpy_input, inputs))  # (after the move _writable may make)
+    if target is not None:
+        args[0] = target  # (``at`` writes its first operand in place)
     r = getattr(ufunc, method)(*args, **kwargs)
     if out is not None and len(out) == 1 and not isinstance(r, tuple):
         return out[0]
@@ -332,7 +333,7 @@ def _same_dtype_as_numpy(x, *others, strong=False) -> bool:
         ops = [o._arr if type(o) is Array else np.asarray(o) if strong else o
                for o in others if o is not None]
         return np.result_type(x._arr, *ops) == x._arr.dtype
-    except (TypeError, ValueError, AttributeError):
+    except (TypeError, ValueError, AttributeError, OverflowError):
         return False
 
 
@@ -392,11 +393,18 @@ def _writable_arg(v):
     return v
 
 
-def _writes(func, args, kwargs):
-    """Whether this call of ``nan_to_num`` writes its argument (``copy=False``)."""
-    if func is not np.nan_to_num:
-        return True
-    return not kwargs.get("copy", args[1] if len(args) > 1 else True)
+def _written_args(func, args, kwargs):
+    """The arguments this call of NumPy's ``func`` writes, each as (its position, or None
+    for a keyword, its name, the argument, its writable NumPy form)."""
+    if func is np.nan_to_num and kwargs.get("copy", args[1] if len(args) > 1 else True):
+        return ()  # (nan_to_num writes x only with copy=False)
+    found = []
+    for pos, name in _written_params(func):
+        if name in kwargs:
+            found.append((None, name, kwargs[name], _writable_arg(kwargs[name])))
+        elif pos is not None and pos < len(args):
+            found.append((pos, name, args[pos], _writable_arg(args[pos])))
+    return found
 
 
 #: NumPy functions making a new array like a flexarray one (-> position of their dtype
@@ -493,20 +501,16 @@ def array_function(self, func, types, args, kwargs):
         except (TypeError, ValueError, IndexError):
             pass  # NumPy's meaning below (NumPy raises its own error if there is one)
     inputs = _arrays_in(args, [])
+    # what NumPy writes first: making its memory its own may move other arguments' memory
+    written = _written_args(func, args, kwargs)
     np_args = list(_to_numpy(args))
     np_kwargs = {k: _to_numpy(v) for k, v in kwargs.items()}
     out = np_out = None
-    for pos, name in _written_params(func):
-        if name in kwargs:
-            v = kwargs[name]
-            np_kwargs[name] = w = _writable_arg(v) if _writes(func, args, kwargs) else \
-                np_kwargs[name]
-        elif pos is not None and pos < len(args):
-            v = args[pos]
-            np_args[pos] = w = _writable_arg(v) if _writes(func, args, kwargs) else \
-                np_args[pos]
+    for where, name, v, w in written:
+        if where is None:
+            np_kwargs[name] = w
         else:
-            continue
+            np_args[where] = w
         if name == "out" and v is not None:
             out, np_out = v, w
     impl = getattr(func, "_implementation", func)  # C-level functions (np.asarray(like=))

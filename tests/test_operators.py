@@ -213,6 +213,25 @@ def test_numpy_writes_into_a_lazy_copy_or_its_original_stay_there(name, write, v
         assert r is target  # NumPy returns ``out`` itself
 
 
+@pytest.mark.parametrize("write", [
+    lambda x, c: np.add.at(x, np.arange(N_LAZY), c[::-1]),
+    lambda x, c: np.put(x, np.arange(N_LAZY), c[::-1]),
+    lambda x, c: np.copyto(x, c[::-1]),
+    lambda x, c: np.cumsum(c[::-1], 0, None, x),
+])
+def test_numpy_writes_read_a_lazy_copy_of_their_target_as_it_was(write):
+    """A NumPy write into x that reads x's lazy copy reads the copy's values (taken before
+    the write moved the memory), as NumPy on NumPy arrays with a real copy."""
+    v = np.arange(N_LAZY, dtype=np.float64)
+    x = xp.asarray(v.copy())
+    c = xp.asarray(x, copy=True)
+    ref_x, ref_c = v.copy(), v.copy()
+    write(ref_x, ref_c)
+    write(x, c)
+    np.testing.assert_array_equal(np.asarray(x), ref_x)
+    np.testing.assert_array_equal(np.asarray(c), v)
+
+
 def test_numpy_out_array_stays_numpys_memory():
     """A NumPy array given as ``out`` is returned itself, and a copy made of a result
     sharing its memory is a snapshot (the memory is NumPy's: it may change any time)."""
