@@ -28,7 +28,8 @@ def _check_dtype(dtype, func, allow_none=True):
 
 
 def _shape(shape, func):
-    if isinstance(shape, (int, np.integer)) and not isinstance(shape, builtins.bool):
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, builtins.bool) or (
+            isinstance(shape, Array) and shape.ndim == 0):  # (a 0-d integer array: as NumPy)
         shape = (shape,)
     if not isinstance(shape, (tuple, list)):
         raise TypeError(f"{func}: 'shape' must be an int or a tuple of ints, got "

@@ -293,3 +293,12 @@ def test_arange_of_an_integer_dtype_needs_integral_start_and_step():
                                   np.arange(0, 5.5, 1, dtype=np.int64))
     np.testing.assert_array_equal(np.asarray(xp.arange(0.0, 4.0, 2.0, dtype=xp.int16)),
                                   [0, 2])
+
+
+def test_shape_may_be_a_0d_integer_array():
+    """As NumPy and array-api-strict: ``zeros(asarray(3))`` is ``zeros(3)``."""
+    assert xp.zeros(xp.asarray(3)).shape == np.zeros(np.asarray(3)).shape == (3,)
+    assert xp.ones((xp.asarray(2), 3)).shape == (2, 3)
+    for bad in (xp.asarray(2.5), xp.asarray([2, 3]), xp.asarray(True)):
+        with pytest.raises(TypeError, match="zeros: 'shape'"):
+            xp.zeros(bad)
