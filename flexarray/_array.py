@@ -115,7 +115,7 @@ def _index_item(k):
             return k, True
         raise IndexError(f"arrays used as indices must be of integer or boolean dtype, "
                          f"got {k.dtype}")
-    if isinstance(k, list):
+    if isinstance(k, (list, tuple)):  # (a tuple inside a key is a sequence, as NumPy's)
         return _index_item(np.asarray(k) if k else np.zeros(0, np.intp))
     try:
         return operator.index(k), False

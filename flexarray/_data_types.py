@@ -6,7 +6,7 @@ import numpy as np
 from . import _dtypes as _dt
 from ._array import Array, copy_of, wrap
 from ._device import check_device
-from ._helpers import ignore_fp_errors
+from ._helpers import ignore_fp_errors, numpy_as_array
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
@@ -46,6 +46,7 @@ def astype(x, dtype, /, *, copy=True, device=None):
     ``dtype`` may be any spelling ``np.dtype()`` takes for a supported dtype. With an
     unchanged dtype, ``copy=True`` gives an O(1) lazy copy and ``copy=False`` x itself.
     """
+    x = numpy_as_array(x)
     if not isinstance(x, Array):
         raise TypeError(f"astype: 'x' must be a flexarray array, got {type(x).__name__}")
     dtype = _dt.normalize(dtype, "astype", allow_none=False)

@@ -19,7 +19,7 @@ from ._array import Array, Buffer, copy_of, wrap
 from ._buffer import is_private
 
 # --- the table ----------------------------------------------------------------------------
-from ._helpers import ignore_fp_errors, python_scalar, quiet, quiet_caller
+from ._helpers import ignore_fp_errors, numpy_as_array, python_scalar, quiet, quiet_caller
 from ._engines import gates
 # name: (implementation, input category, result rule, may warn)
 #   category: which (promoted) dtypes are accepted
@@ -574,7 +574,7 @@ def clip(x, /, min=None, max=None):
     if min is None and max is None:
         return copy_of(x)
     bounds = []
-    for bound, what in ((min, "min"), (max, "max")):
+    for bound, what in ((numpy_as_array(min), "min"), (numpy_as_array(max), "max")):
         if bound is None:
             bounds.append(None)
             continue

@@ -47,7 +47,7 @@ from ._array import Array, view_of, wrap
 from ._data_types import astype
 from ._engines import dispatch
 from ._elementwise import conj, divide, isnan, logical_not, multiply, real, sqrt, subtract
-from ._helpers import (cast_result, check_array, check_bool, ignore_fp_errors,
+from ._helpers import (cast_result, numpy_as_array, check_array, check_bool, ignore_fp_errors,
                        names_its_errors, normalize_axes, normalize_axis)
 from ._manipulation import permute_dims, reshape
 from ._searching import argmax, argmin, where
@@ -486,6 +486,7 @@ def einsum(subscripts, /, *operands, dtype=None, casting="safe", optimize=True):
                         f"(the interleaved form), got {type(subscripts).__name__}")
     if not operands:
         raise ValueError("einsum: needs at least one operand")
+    operands = tuple(map(numpy_as_array, operands))
     for i, o in enumerate(operands):
         check_array(o, "einsum", f"operands[{i}]")
     if not (isinstance(optimize, list) or any(optimize is v or (

@@ -16,7 +16,7 @@ import threading
 import numpy as np
 
 from . import _dtypes as _dt
-from ._array import Array, wrap
+from ._array import Array, wrap, wrap_foreign
 
 
 class AxisError(ValueError, IndexError):
@@ -24,6 +24,16 @@ class AxisError(ValueError, IndexError):
 
 
 # --- arguments ------------------------------------------------------------------------------
+
+def numpy_as_array(v):
+    """A NumPy array argument of a flexarray dtype as the flexarray array sharing its
+    memory (as ``asarray`` and the operators take it); anything else as it is. xarray
+    passes NumPy-backed coordinates and data beside flexarray arrays to ``where``,
+    ``astype``, ``concat``, ``clip`` and ``einsum`` (``d.where(d.x > 10)``)."""
+    if type(v) is np.ndarray and v.dtype in _dt._BY_NP:
+        return wrap_foreign(v)
+    return v
+
 
 def check_array(x, func: str, name: str = "x") -> Array:
     """``x`` itself if it is a flexarray Array; TypeError naming the argument otherwise."""

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _dtypes as _dt
 from ._array import Array, copy_of, view_of, wrap
-from ._helpers import (as_count, broadcast_shape_of, check_alloc, check_array, check_copy,
+from ._helpers import (as_count, numpy_as_array, broadcast_shape_of, check_alloc, check_array, check_copy,
                        int_tuple, moved, normalize_axes, normalize_axis)
 from ._engines import gates
 
@@ -80,6 +80,7 @@ def arrays_arg(arrays, func: str) -> list:
                         f"{type(arrays).__name__}")
     if not arrays:
         raise ValueError(f"{func}: 'arrays' must hold at least one array, got none")
+    arrays = [numpy_as_array(a) for a in arrays]
     for i, a in enumerate(arrays):
         if not isinstance(a, Array):
             raise TypeError(f"{func}: arrays[{i}] must be a flexarray array, got "

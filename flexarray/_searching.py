@@ -17,7 +17,7 @@ import numpy as np
 from . import _dtypes as _dt
 from . import _memory, _threads
 from ._array import Array, copy_of, wrap
-from ._helpers import (_INDEX, broadcast_shape_of, check_array, check_bool, check_choice, check_ordered,
+from ._helpers import (_INDEX, broadcast_shape_of, check_array, numpy_as_array, check_bool, check_choice, check_ordered,
                        checked_indices, index_result, normalize_axes, normalize_axis,
                        ordered_operand, python_scalar)
 from ._engines import gates
@@ -201,6 +201,8 @@ def where(condition, x1=_NOT_GIVEN, x2=_NOT_GIVEN, /):
     kind, as NumPy and torch give). ``where(condition)`` alone is
     ``nonzero(condition)``, as in NumPy and torch (scikit-learn calls it so).
     """
+    if np.ndarray in (type(condition), type(x1), type(x2)):  # (xarray's coordinates)
+        condition, x1, x2 = map(numpy_as_array, (condition, x1, x2))
     if type(condition) is Array and condition._dtype is _dt.bool:
         r = _where_fast(condition._arr, x1, x2)
         if r is not None:

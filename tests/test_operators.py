@@ -511,3 +511,13 @@ def test_small_float_inplace_operators_match_numpy(op, dtype):
     exec(f"x[1:] {op} x[:-1]", {}, {"x": x})  # overlap: NumPy reads the old values
     exec(f"ref[1:] {op} ref[:-1]", {}, {"ref": ref})
     np.testing.assert_allclose(np.asarray(x), ref, rtol=1e-6)
+
+
+def test_a_tuple_inside_an_index_is_a_sequence_of_indices():
+    """As NumPy (Dask's nanquantile indexes so): ``x[rows, (0, 1, 3)]``, read and written."""
+    a = np.arange(12.0).reshape(3, 4)
+    x = fx(a)
+    np.testing.assert_array_equal(to_np(x[np.arange(3), (0, 1, 3)]), a[np.arange(3), (0, 1, 3)])
+    x[np.arange(3), (0, 1, 3)] = -1.0
+    a[np.arange(3), (0, 1, 3)] = -1.0
+    np.testing.assert_array_equal(to_np(x), a)

@@ -117,3 +117,22 @@ def test_dataarray_wraps_without_copy():
     d = xr.DataArray(x, dims=("t", "x"))
     assert d.data is x
     assert d.variable._data is x or d.data is x
+
+
+@pytest.mark.parametrize("op", [
+    lambda d, n: d.where(d.x > 10), lambda d, n: d.where(d.x > 10, drop=True),
+    lambda d, n: d.fillna(n), lambda d, n: d.where(d > 1, n),
+    lambda d, n: xr.concat([d, d.copy(data=np.arange(6.0).reshape(3, 2))], "t"),
+    lambda d, n: d.clip(n), lambda d, n: xr.dot(d, n), lambda d, n: d.weighted(n).mean("x"),
+])
+def test_numpy_backed_operands_beside_flexarray_data(op):
+    """NumPy-backed coordinates and DataArrays beside flexarray data (``d.where(d.x > 10)``
+    masks by a NumPy coordinate): xarray hands them to the namespace's where/astype/concat/
+    clip/einsum, which take them as asarray does. Values as with NumPy data, flexarray out."""
+    v = np.arange(6.0).reshape(3, 2)
+    d = xr.DataArray(xp.asarray(v), dims=("t", "x"), coords={"x": [10, 20]})
+    dn = xr.DataArray(v, dims=("t", "x"), coords={"x": [10, 20]})
+    n = xr.DataArray(np.array([0.5, 1.5]), dims="x")
+    got, ref = op(d, n), op(dn, n)
+    assert isinstance(got.data, xp.Array)
+    np.testing.assert_allclose(np.asarray(got.data), ref.data, equal_nan=True)
