@@ -61,6 +61,17 @@ _blocks: list = []  # pooled blocks, least recently handed out first
 _lock = threading.Lock()
 
 
+def _after_fork_in_child():
+    """A forked child gets a fresh lock: one that another thread of the parent held at the
+    fork (during a move, for milliseconds) would stay held in the child for ever."""
+    global _lock
+    _lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def _free_refs() -> int:
     """``sys.getrefcount(b)`` inside the search loop for a block only the pool holds."""
     blocks = [np.empty(1, np.uint8)]

@@ -250,9 +250,10 @@ class _Pool:
                 self.linger(self.signal, seen, self.polls)
 
 
-def _after_fork_in_child():  # the helper threads do not exist in a forked child
-    global _pool
+def _after_fork_in_child():  # the helper threads do not exist in a forked child, and a
+    global _pool, _lock      # lock another thread held at the fork stays held there
     _pool = None
+    _lock = threading.Lock()
 
 
 if hasattr(os, "register_at_fork"):

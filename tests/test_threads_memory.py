@@ -453,3 +453,41 @@ def test_exports_keep_memory_alive_after_the_array_dies(export, n):
     junk = [xp.full((n,), -1.0) for _ in range(4)] + [xp.exp(xp.ones(n)) for _ in range(4)]
     np.testing.assert_array_equal(e, ref)
     del junk
+
+
+FORK_WHILE_MOVING = r"""
+import os, sys, threading, time
+import flexarray as xp
+x = xp.arange(4_000_000, dtype=xp.float64) * 1.0
+def busy():  # each write moves a 32 MB lazy copy under the copy-on-write lock
+    while True:
+        c = xp.asarray(x, copy=True)
+        x[0] = 1.0
+threading.Thread(target=busy, daemon=True).start()
+time.sleep(0.05)
+hung = 0
+for _ in range(5):
+    pid = os.fork()
+    if pid == 0:
+        c = xp.asarray(x, copy=True); c[1] = 2.0; xp.sum(c)
+        os._exit(0)
+    for _ in range(200):  # 10 s
+        if os.waitpid(pid, os.WNOHANG)[0]:
+            break
+        time.sleep(0.05)
+    else:
+        hung += 1
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+print("hung", hung)
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
+def test_a_forked_child_does_not_inherit_a_held_lock():
+    """A child forked while another thread holds the copy-on-write lock (a move in
+    progress) computes and exits: the child gets fresh locks (it hung for ever)."""
+    r = subprocess.run([sys.executable, "-c", FORK_WHILE_MOVING], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split()[-1] == "0", r.stdout
