@@ -491,3 +491,4 @@ def test_a_forked_child_does_not_inherit_a_held_lock():
                        text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split()[-1] == "0", r.stdout
+
