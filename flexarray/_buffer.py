@@ -29,7 +29,6 @@ foreign side may write at any time.
 """
 from __future__ import annotations
 
-import os
 import threading
 import weakref
 
@@ -70,17 +69,7 @@ def pinned_buffer() -> Buffer:
 
 
 _lock = threading.Lock()  # moves are rare; one lock keeps concurrent writers consistent
-
-
-def _after_fork_in_child():
-    """A forked child gets a fresh lock: one that another thread of the parent held at the
-    fork (during a move, for milliseconds) would stay held in the child for ever."""
-    global _lock
-    _lock = threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
+_memory.fresh_lock_in_forked_child(globals())
 
 
 def track(array, buf: Buffer) -> None:

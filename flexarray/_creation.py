@@ -135,27 +135,12 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         return wrap(obj._arr.astype(dtype))
     if isinstance(obj, np.ndarray) or (hasattr(obj, "__array__") and
                                        not isinstance(obj, (list, tuple))):
-        nd = np.asarray(obj)
-        nd = _np_result(nd, "asarray")
-        if dtype is not None and nd.dtype != dtype:
-            if copy is False:
-                raise ValueError(f"asarray: converting {nd.dtype} to {dtype} needs a copy, "
-                                 f"but copy=False")
-            _dt.check_complex_cast(nd.dtype, dtype, "asarray")
-            return wrap(nd.astype(dtype))
-        return wrap(np.array(nd, copy=True)) if copy else wrap_foreign(nd)  # (order K)
+        return _of_numpy(np.asarray(obj), dtype, copy)
     if hasattr(obj, "__dlpack__"):
         return from_dlpack(obj, copy=copy) if dtype is None else asarray(
             from_dlpack(obj, copy=copy), dtype=dtype, copy=copy)
     if (nd := _buffer_array(obj)) is not None:  # the buffer protocol: its values
-        nd = _np_result(nd, "asarray")
-        if dtype is not None and nd.dtype != dtype:
-            if copy is False:
-                raise ValueError(f"asarray: converting {nd.dtype} to {dtype} needs a copy, "
-                                 f"but copy=False")
-            _dt.check_complex_cast(nd.dtype, dtype, "asarray")
-            return wrap(nd.astype(dtype))
-        return wrap(np.array(nd, copy=True)) if copy else wrap_foreign(nd)  # (order K)
+        return _of_numpy(nd, dtype, copy)
     if copy is False:
         raise ValueError("asarray: copy=False needs an object whose memory can be shared "
                          f"(an array), got {type(obj).__name__}")
@@ -184,6 +169,19 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
     if nd.dtype == object:
         raise ValueError("asarray: nested sequences must be rectangular and hold numbers")
     return wrap(_np_result(nd, "asarray"))
+
+
+def _of_numpy(nd, dtype, copy):
+    """``asarray`` of NumPy array ``nd`` (another library's memory): shared unless ``copy``
+    or a conversion to ``dtype`` asks for a copy."""
+    nd = _np_result(nd, "asarray")
+    if dtype is not None and nd.dtype != dtype:
+        if copy is False:
+            raise ValueError(f"asarray: converting {nd.dtype} to {dtype} needs a copy, "
+                             f"but copy=False")
+        _dt.check_complex_cast(nd.dtype, dtype, "asarray")
+        return wrap(nd.astype(dtype))
+    return wrap(np.array(nd, copy=True)) if copy else wrap_foreign(nd)  # (order K)
 
 
 def _buffer_array(obj):

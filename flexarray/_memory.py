@@ -61,15 +61,16 @@ _blocks: list = []  # pooled blocks, least recently handed out first
 _lock = threading.Lock()
 
 
-def _after_fork_in_child():
-    """A forked child gets a fresh lock: one that another thread of the parent held at the
-    fork (during a move, for milliseconds) would stay held in the child for ever."""
-    global _lock
-    _lock = threading.Lock()
+def fresh_lock_in_forked_child(namespace: dict, name: str = "_lock") -> None:
+    """Give a forked child a fresh ``namespace[name]`` lock: one that another thread of
+    the parent held at the fork (a move or a pool search, for milliseconds) would stay
+    held in the child for ever."""
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=lambda: namespace.__setitem__(name,
+                                                                         threading.Lock()))
 
 
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
+fresh_lock_in_forked_child(globals())
 
 
 def _free_refs() -> int:
