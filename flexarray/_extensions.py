@@ -47,8 +47,8 @@ from ._array import Array, view_of, wrap
 from ._data_types import astype
 from ._engines import dispatch
 from ._elementwise import conj, divide, isnan, logical_not, multiply, real, sqrt, subtract
-from ._helpers import (cast_result, numpy_as_array, check_array, check_bool, ignore_fp_errors,
-                       names_its_errors, normalize_axes, normalize_axis)
+from ._helpers import (cast_result, check_array, check_bool, ignore_fp_errors,
+                       names_its_errors, normalize_axes, normalize_axis, numpy_as_array)
 from ._manipulation import permute_dims, reshape
 from ._searching import argmax, argmin, where
 from ._utility import all as _all, any as _any

@@ -15,8 +15,8 @@ import numpy as np
 
 from . import _dtypes as _dt
 from ._array import Array, copy_of, view_of, wrap
-from ._helpers import (as_count, numpy_as_array, broadcast_shape_of, check_alloc, check_array, check_copy,
-                       int_tuple, moved, normalize_axes, normalize_axis)
+from ._helpers import (as_count, broadcast_shape_of, check_alloc, check_array, check_copy,
+                       int_tuple, moved, normalize_axes, normalize_axis, numpy_as_array)
 from ._engines import gates
 
 __all__ = ["broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims",

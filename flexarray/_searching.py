@@ -17,9 +17,9 @@ import numpy as np
 from . import _dtypes as _dt
 from . import _memory, _threads
 from ._array import Array, copy_of, wrap
-from ._helpers import (_INDEX, broadcast_shape_of, check_array, numpy_as_array, check_bool, check_choice, check_ordered,
+from ._helpers import (_INDEX, broadcast_shape_of, check_array, check_bool, check_choice, check_ordered,
                        checked_indices, index_result, normalize_axes, normalize_axis,
-                       ordered_operand, python_scalar)
+                       numpy_as_array, ordered_operand, python_scalar)
 from ._engines import gates
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
