@@ -32,6 +32,18 @@ def time_calls(f, number):
     return (time.perf_counter() - t0) / number
 
 
+def call_times(f, repeat):
+    """The times of ``repeat`` single calls of ``f`` after one warm-up call (long calls:
+    Dask and xarray graphs)."""
+    f()
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t)
+    return times
+
+
 def fmt(t):
     for unit, scale in (("s", 1), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
         if t >= scale:

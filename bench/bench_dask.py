@@ -7,12 +7,11 @@ scheduler, one process. Run it twice to see flexarray's own thread pool inside D
 Ratios are NumPy-chunk time / flexarray-chunk time (above 1: flexarray chunks faster)."""
 import os
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _harness import fmt  # noqa: E402
+from _harness import call_times, fmt  # noqa: E402
 
 import dask  # noqa: E402
 import dask.array as da  # noqa: E402
@@ -32,13 +31,7 @@ CASES = {
 
 
 def best(f, repeat=3):
-    f()
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t)
-    return min(times)
+    return min(call_times(f, repeat))
 
 
 def main():

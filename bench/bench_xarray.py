@@ -8,11 +8,15 @@ that it stays a flexarray array), then timed, median of ``--repeat`` calls each.
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE PYTHONPATH=. python bench/bench_xarray.py
 """
 import argparse
+import os
 import statistics
-import time
+import sys
 import warnings
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _harness import call_times  # noqa: E402
 
 
 def _ops(xr):
@@ -46,13 +50,7 @@ def _ops(xr):
 
 
 def _time(f, repeat):
-    f()
-    ts = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        f()
-        ts.append(time.perf_counter() - t)
-    return statistics.median(ts)
+    return statistics.median(call_times(f, repeat))
 
 
 def main():

@@ -79,7 +79,7 @@ def _infer_dtype(obj):
     arrays = [k for k in kinds if isinstance(k, np.dtype)]
     if numpy_kinds and not arrays:
         return None  # NumPy values beside Python scalars: NumPy's own inference
-    arrays += [_dt.from_np(np.dtype(k)) for k in numpy_kinds]
+    arrays += [_dt.from_np(k) for k in numpy_kinds]
     if arrays:
         r = arrays[0]
         for d in arrays[1:]:
