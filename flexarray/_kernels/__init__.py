@@ -53,25 +53,66 @@ def _choose_cache_dir():
     code (it did, 2026-11-27: a warm cache kept passing the tests of a kernel that no
     longer compiled). One directory per flexarray version, digest of the kernel sources,
     Numba and Python version makes every such change compile afresh.
+
+    A read-only ``NUMBA_CACHE_DIR`` (a prebuilt cache shared by workers, see
+    docs/reliability.md) is read through links: the first writable directory of the list
+    gets a link to each of its files it does not have yet, and new compiles are written
+    there (Numba replaces a link when it rewrites an index, never the file behind it).
     """
+    exact = os.environ.get("FLEXARRAY_KERNEL_CACHE_DIR")
+    if exact:       # the directory of the process that started this one (_warm.py)
+        numba.config.CACHE_DIR = exact
+        return
+    key = cache_key()
     env = os.environ.get("NUMBA_CACHE_DIR")
-    bases = [env] if env else [
-        os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
-                     "flexarray", "numba"),
-        os.path.join(tempfile.gettempdir(), f"flexarray-numba-{getattr(os, 'getuid', str)()}")]
-    for base in bases:
-        path = os.path.join(base, cache_key())
+    user = [os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+                         "flexarray", "numba"),
+            os.path.join(tempfile.gettempdir(), f"flexarray-numba-{getattr(os, 'getuid', str)()}")]
+    shared = None
+    if env:
+        path = os.path.join(env, key)
+        if os.path.isdir(path) and not os.access(path, os.W_OK):
+            shared = path
+        else:
+            user = [env]
+    for base in user:
+        path = os.path.join(base, key)
         try:
             os.makedirs(path, exist_ok=True)
         except OSError:
             continue
         if os.access(path, os.W_OK):
+            if shared is not None:
+                _link_files(shared, path)
             numba.config.CACHE_DIR = path
             return
     # nothing writable: Numba's own choice (next to the sources) or its clear error
 
 
+def _link_files(src, dst):
+    """A link in ``dst`` to each file under ``src`` that ``dst`` does not have (Numba keeps
+    a kernel's files under the path of its source directory), directories made."""
+    try:
+        for dirpath, _, filenames in os.walk(src):
+            d = os.path.join(dst, os.path.relpath(dirpath, src))
+            os.makedirs(d, exist_ok=True)
+            have = set(os.listdir(d))
+            for name in filenames:
+                if name not in have:
+                    try:
+                        os.symlink(os.path.join(dirpath, name), os.path.join(d, name))
+                    except FileExistsError:     # another process linked it meanwhile
+                        pass
+    except OSError:
+        pass
+
+
 _choose_cache_dir()
+
+
+def cache_dir() -> str:
+    """The directory of the kernels' disk cache (``numba.config.CACHE_DIR``)."""
+    return numba.config.CACHE_DIR
 
 # Threads: kernels are serial and ``nogil``; callers split work across Python worker
 # threads (``_intrinsics.run_split``, ``nn/_par.py``). Measured on this 2-core machine:
@@ -80,10 +121,47 @@ _choose_cache_dir()
 # turn degrade gracefully instead.
 _OPTIONS = dict(cache=True, nogil=True, error_model="numpy", fastmath=False)
 
+#: every ``@kernel`` dispatcher, in definition order (``python -m flexarray warm`` reports
+#: the ones a warm-up left uncompiled)
+KERNELS = []
+
 
 def kernel(*args, **kwargs):
     """``@kernel``: a serial Numba kernel, cached on disk, GIL released, strict IEEE."""
     opts = {**_OPTIONS, **kwargs}
+
+    def make(f):
+        d = numba.njit(**opts)(f)
+        KERNELS.append(d)
+        return d
+
     if args and callable(args[0]):
-        return numba.njit(**opts)(args[0])
-    return numba.njit(*args, **opts)
+        return make(args[0])
+    if args:
+        return numba.njit(*args, **opts)
+    return make
+
+
+# (dispatcher, key) pairs whose specialization is in memory: ``ready``'s fast path
+_READY = set()
+
+
+def ready(disp, key, *args) -> bool:
+    """Whether calling ``disp(*args)`` runs without a compile on this thread: compiled in
+    this process already, or in the disk cache (then loaded now, ~3 ms).
+
+    ``key`` is a hashable the caller derives cheaply from the arguments (a dtype, a mode)
+    that determines their Numba types: after the first True, ``ready`` costs one set
+    lookup (~0.1 us). When the specialization is neither compiled nor cached, a background
+    process is asked to compile it (``flexarray._kernels._warm``) and ``ready`` returns
+    False: the caller computes the same bits another way (its stand-in) meanwhile. With
+    background compiles off (``FLEXARRAY_BACKGROUND_COMPILE=0``, and by default under
+    pytest) it returns True and the call compiles as usual.
+    """
+    if (disp, key) in _READY:
+        return True
+    from flexarray._kernels import _warm
+    if _warm.available(disp, args):
+        _READY.add((disp, key))
+        return True
+    return False

@@ -1,0 +1,361 @@
+"""Compiling kernels ahead of need: background compiles behind exact stand-ins, and the
+warm-up of ``python -m flexarray warm``.
+
+Background compiles
+    A kernel compiles on its first call with a new specialization (0.3-6 s, the FFT's the
+    longest); a warm disk cache loads it in ~3 ms. A driver whose call can be computed to
+    the same bits another way (NumPy's argmax, float16 through NumPy's float32 ufuncs, a
+    NumPy stable sort) asks :func:`flexarray._kernels.ready` first; when the specialization
+    is neither in memory nor in the disk cache, the request goes to one background process
+    per Python process (``python -m flexarray._kernels._warm --serve``), which compiles it
+    into the disk cache while the stand-in serves the calls; a later call finds it there
+    (checked at most every ``RECHECK_SECONDS``) and runs the kernel from then on. The
+    result never depends on which ran: each stand-in is tested bit for bit against its
+    kernel.
+
+    The process starts only on such a call, never on import; it runs at a lower priority
+    (nice 5), compiles only the specializations asked for, finishes those already asked for
+    when its parent exits (so the next process finds them), then ends, and ends after
+    ``IDLE_SECONDS`` without requests. ``FLEXARRAY_BACKGROUND_COMPILE=0`` turns it off
+    (calls then compile on the caller's thread, as kernels without a stand-in always do);
+    under pytest (``PYTEST_CURRENT_TEST`` set) it is off unless that variable says ``1``,
+    so tests run the kernels themselves. A forked child starts its own process if it needs
+    one (it closes its copy of the parent's pipe).
+
+Warm-up
+    :func:`warm` runs :data:`RECIPES`: small calls that compile every kernel for every
+    dtype and mode it serves (into the disk cache, ``flexarray._kernels.cache_dir()``),
+    in ``jobs`` processes; ``python -m flexarray warm`` shows its progress.
+"""
+import atexit
+import base64
+import os
+import pickle
+import subprocess
+import sys
+import threading
+import time
+
+ENV = "FLEXARRAY_BACKGROUND_COMPILE"
+RECHECK_SECONDS = 0.05   # between probes of the disk cache for one pending specialization
+IDLE_SECONDS = 30.0      # the background process ends after this long without requests
+NICE = 5
+
+_lock = threading.Lock()
+_probed = {}       # (dispatcher, signature) -> time of the last probe of the disk cache
+_asked = set()     # (dispatcher, signature) sent to this process's background process
+_proc = None       # that process (subprocess.Popen)
+
+
+def enabled() -> bool:
+    """Whether calls with a stand-in hand their compiles to the background process."""
+    v = os.environ.get(ENV)
+    if v is not None:
+        return v.strip().lower() not in ("0", "false", "no", "off", "")
+    return "PYTEST_CURRENT_TEST" not in os.environ
+
+
+def signature(disp, args):
+    """The Numba argument types of ``disp(*args)``: the specialization the call needs."""
+    return tuple(disp.typeof_pyval(a) for a in args)
+
+
+def load(disp, sig) -> bool:
+    """Whether ``sig`` of ``disp`` is compiled in this process, loading it from the disk
+    cache when it is there (Numba's own steps in ``Dispatcher.compile``, without the
+    compile)."""
+    if sig in disp.overloads:
+        return True
+    from numba.core.compiler_lock import global_compiler_lock
+    with global_compiler_lock:
+        if sig in disp.overloads:
+            return True
+        cres = disp._cache.load_overload(sig, disp.targetctx)
+        if cres is None:
+            return False
+        if not cres.objectmode:
+            disp.targetctx.insert_user_function(cres.entry_point, cres.fndesc,
+                                                [cres.library])
+        disp.add_overload(cres)
+    return True
+
+
+def available(disp, args) -> bool:
+    """``ready``'s slow path: True when the call runs without compiling (or compiles on
+    this thread because background compiles are off); else asks for it and says False."""
+    sig = signature(disp, args)
+    if sig in disp.overloads or not enabled():
+        return True
+    now = time.monotonic()
+    with _lock:
+        last = _probed.get((disp, sig))
+        if last is not None and now - last < RECHECK_SECONDS:
+            return False
+        _probed[(disp, sig)] = now
+    if load(disp, sig):
+        return True
+    request(disp, sig)
+    return False
+
+
+def _name_in_module(disp):
+    mod = sys.modules[disp.py_func.__module__]
+    for name, v in vars(mod).items():
+        if v is disp:
+            return mod.__name__, name
+    raise LookupError(f"kernel {disp.py_func.__qualname__} is not a module attribute")
+
+
+def _encode(job):
+    return base64.b64encode(pickle.dumps(job)) + b"\n"
+
+
+def _spawn(jobs_out=False, extra_env=None):
+    from flexarray._kernels import cache_dir
+    env = dict(os.environ)
+    env[ENV] = "0"
+    env["FLEXARRAY_KERNEL_CACHE_DIR"] = cache_dir()
+    env.update(extra_env or {})
+    return subprocess.Popen(
+        [sys.executable, "-m", "flexarray._kernels._warm", "--serve"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE if jobs_out else subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, env=env, close_fds=True, start_new_session=not jobs_out)
+
+
+def request(disp, sig):
+    """Ask this process's background process to compile ``sig`` of ``disp``."""
+    global _proc
+    with _lock:
+        if (disp, sig) in _asked:
+            if _proc is not None and _proc.poll() is None:
+                return
+            _asked.clear()      # it ended (idle, or failed): ask a new one
+        line = _encode(("sig",) + _name_in_module(disp) + (sig,))
+        for _ in range(2):
+            if _proc is None or _proc.poll() is not None:
+                _proc = _spawn()
+                _asked.clear()
+            try:
+                _proc.stdin.write(line)
+                _proc.stdin.flush()
+                _asked.add((disp, sig))
+                return
+            except OSError:
+                _proc = None
+
+
+def _close():
+    """At exit: end the background process's input (it finishes what it was asked)."""
+    p = _proc
+    if p is not None and p.stdin is not None:
+        try:
+            p.stdin.close()
+        except OSError:
+            pass
+
+
+def _after_fork():
+    global _proc
+    if _proc is not None and _proc.stdin is not None:
+        try:
+            _proc.stdin.close()     # the child's copy of the parent's pipe
+        except OSError:
+            pass
+    _proc = None
+    _asked.clear()
+    _probed.clear()
+
+
+atexit.register(_close)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
+
+
+# ---------------------------------------------------------------------------------- the
+# background process: ``python -m flexarray._kernels._warm --serve`` reads jobs, one
+# base64 pickle a line: ("sig", module, name, signature) or ("recipe", name); it prints
+# "done <kind> <name> <seconds>" after each.
+
+def _run_job(job):
+    import importlib
+    if job[0] == "sig":
+        _, modname, name, sig = job
+        disp = getattr(importlib.import_module(modname), name)
+        disp.compile(sig)
+        return name
+    _, name = job
+    RECIPES[name]()
+    return name
+
+
+def _serve():
+    import queue
+    try:
+        os.nice(NICE)
+    except (AttributeError, OSError):
+        pass
+    q = queue.Queue()
+
+    def reader():
+        for line in sys.stdin.buffer:
+            if line.strip():
+                q.put(pickle.loads(base64.b64decode(line)))
+        q.put(None)
+
+    threading.Thread(target=reader, daemon=True).start()
+    while True:
+        try:
+            job = q.get(timeout=IDLE_SECONDS)
+        except queue.Empty:
+            return
+        if job is None:
+            return
+        t = time.perf_counter()
+        try:
+            name = _run_job(job)
+            status = "done"
+        except Exception as e:      # a failed compile is the caller's to see, inline
+            name, status = f"{job[:3]!r}: {e!r}".replace("\n", " "), "failed"
+        print(f"{status} {job[0]} {name} {time.perf_counter() - t:.2f}", flush=True)
+
+
+# ---------------------------------------------------------------------------------- recipes
+# Each recipe compiles one kernel module's specializations: every dtype and mode the
+# frontend sends it. Small inputs, run through the modules' NumPy-level entry points (the
+# public functions' engine gates would pick NumPy for small inputs).
+
+def _rng():
+    import numpy as np
+    return np.random.default_rng(0)
+
+
+def _fft():
+    import numpy as np
+    from flexarray._kernels.fft import rfft
+    r = _rng()
+    for dt in (np.float32, np.float64):
+        for n in (64, 4096):
+            x = r.standard_normal((3, n)).astype(dt)
+            rfft.irfft(rfft.rfft(x), n)
+
+
+def _half():
+    import ml_dtypes
+    import numpy as np
+    from flexarray._kernels.elementwise import half
+    for dt in (np.float16, ml_dtypes.bfloat16):
+        a = np.arange(12, dtype=np.float32).reshape(3, 4).astype(dt)
+        half.binary("add", a, a, np.empty_like(a))
+        half.from_float32(half.to_float32(a[:, ::2]), dt)
+
+
+def _argminmax():
+    import ml_dtypes
+    import numpy as np
+    from flexarray._kernels.reductions import argminmax
+    dts = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+           np.uint64, np.float16, ml_dtypes.bfloat16, np.float32, np.float64]
+    for dt in dts:
+        a = (np.arange(4 * 6 * 8) % 7).reshape(4, 6, 8).astype(dt)
+        argminmax.argmax(a, 2)                  # runs
+        argminmax.argmax(a, 0)                  # outer
+        argminmax.argmax(a[:, :, ::2], 1)       # inner
+
+
+def _sort():
+    import ml_dtypes
+    import numpy as np
+    from flexarray._kernels.sort import radix, ties, counting
+    r = _rng()
+    for dt in (np.float16, ml_dtypes.bfloat16, np.float32, np.float64, np.int32, np.int64,
+               np.uint32, np.uint64):
+        a = (r.standard_normal((2, 64)) * 50).astype(dt)
+        radix.argsort(a, False)
+        radix.sort(a, False)
+        a[0, 0] = -0.0 if a.dtype.kind == "f" else a[0, 0]
+        radix.sort(a, False)
+    for dt in (np.float32, np.float64):
+        v = np.sort(r.integers(0, 5, 64).astype(dt))
+        ties.stable_ties(v, np.arange(64, dtype=np.int64), 4)
+    for dt in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+               np.uint64):
+        a = r.integers(0, 50, 200).astype(dt)
+        for codes in (False, True):
+            counting.dense(a, 0, 50, codes)
+
+
+def _pool():
+    import flexarray as xp
+    from flexarray import nn
+    for dt in (xp.float32, xp.float64):
+        x = xp.reshape(xp.arange(2 * 3 * 8 * 8, dtype=dt), (2, 3, 8, 8))
+        nn.max_pool2d(x, 2)
+        nn.max_pool2d(x, 2, return_indices=True)
+        nn.avg_pool2d(x, 2)
+        nn.adaptive_avg_pool2d(x, 3)
+        nn.adaptive_max_pool2d(x, 3)
+        nn.adaptive_max_pool2d(x, 3, return_indices=True)
+        nn.adaptive_avg_pool2d(x, 1)
+
+
+RECIPES = {
+    "fft": _fft,
+    "half": _half,
+    "argminmax": _argminmax,
+    "sort": _sort,
+    "pool": _pool,
+}
+
+
+def warm(jobs=1, names=None, progress=None):
+    """Compile the kernels of ``names`` (default: every recipe) into the disk cache in
+    ``jobs`` background processes; ``progress(done, total, name, seconds)`` after each.
+    Returns the failures as (name, message)."""
+    names = list(names or RECIPES)
+    pending = list(names)
+    procs = []
+    failed = []
+    done = 0
+    jobs = max(1, min(jobs, len(names)))
+    for _ in range(jobs):
+        procs.append(_spawn(jobs_out=True, extra_env={"FLEXARRAY_WARM_NICE": "0"}))
+
+    def feed(p):
+        if pending:
+            p.stdin.write(_encode(("recipe", pending.pop(0))))
+            p.stdin.flush()
+            return True
+        p.stdin.close()
+        return False
+
+    live = [p for p in procs if feed(p)]
+    import selectors
+    sel = selectors.DefaultSelector()
+    for p in live:
+        sel.register(p.stdout, selectors.EVENT_READ, p)
+    while live:
+        for key, _ in sel.select():
+            p = key.data
+            line = p.stdout.readline().decode()
+            if not line:
+                sel.unregister(p.stdout)
+                live.remove(p)
+                continue
+            status, _, name, secs = line.split(" ", 3) if line.startswith("done") else (
+                "failed", "", line[7:].strip(), "0")
+            done += 1
+            if status != "done":
+                failed.append((name, line.strip()))
+            if progress is not None:
+                progress(done, len(names), name, float(secs) if status == "done" else 0.0)
+            if not feed(p):
+                pass
+    for p in procs:
+        p.wait()
+    return failed
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--serve"]:
+    if os.environ.get("FLEXARRAY_WARM_NICE") == "0":
+        NICE = 0
+    _serve()
