@@ -31,7 +31,7 @@ import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable
 
-from flexarray._kernels import kernel
+from flexarray._kernels import kernel, ready
 from flexarray._memory import empty
 from flexarray._kernels._intrinsics import (NTHREADS, as_readonly, bf16_load, bf16_store,
                                             f16_load, f16_store, flat_view, fpext_half,
@@ -326,11 +326,52 @@ def _half_flat(x, readonly):
     return f
 
 
+def _probe(dtype, readonly):
+    """A 1-D array of the flat view type of ``dtype`` (the kernels' argument type)."""
+    v = np.zeros(1, _VIEW.get(dtype, dtype))
+    v.flags.writeable = not readonly
+    return v
+
+
+_T4 = (0, 0, 0, 0)
+
+
+def _binary_ready(dtype):
+    """Whether the binary kernel of ``dtype`` runs without a compile on this thread (else
+    it compiles in the background: ``flexarray._kernels.ready``)."""
+    r = _probe(dtype, True)
+    return ready(_binary, dtype, 0, r, 0, _T4, r, 0, _T4, _probe(dtype, False), 0, _T4, _T4,
+                 0, 1)
+
+
+def _convert_ready(src, dst):
+    return ready(_convert, (src, dst), _probe(src, True), 0, _T4, _probe(dst, False), 0, _T4,
+                 _T4, 0, 1)
+
+
+def _standin_binary(op, a, b, out):
+    """The kernel's bits through NumPy: the operands widened to float32 exactly, NumPy's
+    float32 ufunc, rounded once to the storage type by NumPy's (float16) or ml_dtypes'
+    (bfloat16) cast; maximum/minimum copy the winning operand's bits as the kernel does.
+    Tested bit for bit against the kernel (tests/test_first_call.py)."""
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    with np.errstate(all="ignore"):
+        if op in ("maximum", "minimum"):
+            first = (a32 >= b32) if op == "maximum" else (a32 <= b32)
+            first |= np.isnan(a32)
+            out[...] = np.where(first, a, b)
+        else:
+            out[...] = getattr(np, op)(a32, b32).astype(out.dtype)
+    return out
+
+
 def binary(op, a, b, out):
     """``out[...] = op(a, b)`` for float16/bfloat16 NumPy arrays (see module docstring)."""
     if not (a.dtype == b.dtype == out.dtype and out.dtype in _VIEW):
         raise TypeError(f"half.binary: a, b and out must share one dtype of float16 or "
                         f"bfloat16, got {a.dtype}, {b.dtype}, {out.dtype}")
+    if not _binary_ready(out.dtype):
+        return _standin_binary(op, a, b, out)
     shape = out.shape
     a = np.broadcast_to(a, shape) if a.shape != shape else a
     b = np.broadcast_to(b, shape) if b.shape != shape else b
@@ -358,6 +399,10 @@ def convert_into(dst, src):
     ml_dtypes casts); ``src`` broadcasts to ``dst.shape``."""
     if src.shape != dst.shape:
         src = np.broadcast_to(src, dst.shape)
+    if not _convert_ready(src.dtype, dst.dtype):
+        with np.errstate(all="ignore"):     # NumPy's and ml_dtypes' casts: the same bits
+            dst[...] = src.astype(dst.dtype)
+        return dst
     sf, so, ss = _half_flat(src, True)
     df, do, sd = _half_flat(dst, False)
     convert_flat(dst.shape, sf, so, ss, df, do, sd)

@@ -24,7 +24,7 @@ specialization per (dtype, mode) serves both; cold compile ~1.1-1.5 s CPU each.
 import numpy as np
 from numba.extending import register_jitable
 
-from flexarray._kernels import kernel
+from flexarray._kernels import kernel, ready
 from flexarray._kernels._intrinsics import (NTHREADS, element_kind, flat_view,
                                             load_as, run_split, stack_array)
 from flexarray._kernels.reductions.reduce import _LANES as _RLANES
@@ -319,17 +319,36 @@ def _arg(opname, a, axis):
     inner_k = min((abs(v) for m, v in zip(ksh, kst) if m > 1), default=None)
     if abs(s) == 1:
         ident = _identity(2 + op, np.dtype(type(proto)))
+        if not ready(_runs, ("runs", a.dtype), op, kind, ident, flat, xo, ksh, kst, n, s, n,
+                     _NO_OUT, 0, 1):
+            return _standin(opname, a, axis)
         return _arg_runs(op, kind, ident, flat, xo, ksh, kst, n, s, nout,
                          a.dtype).reshape(out_shape)
     out = np.empty(nout, np.int64)
     nth = NTHREADS if a.size >= PARALLEL_MIN else 1
-    if inner_k is not None and abs(kst[2]) == inner_k and inner_k < abs(s):
+    outer = inner_k is not None and abs(kst[2]) == inner_k and inner_k < abs(s)
+    fn = _outer if outer else _inner
+    args = (op, kind, proto, flat, xo, ksh, kst, n, s, out)
+    if not ready(fn, (outer, a.dtype), *args, 0, 1):
+        return _standin(opname, a, axis)
+    if outer:
         ncc = -(-ksh[2] // _WIDTH)
-        run_split(_outer, (op, kind, proto, flat, xo, ksh, kst, n, s, out), ksh[0] * ksh[1] * ncc,
-                  nth)
+        run_split(_outer, args, ksh[0] * ksh[1] * ncc, nth)
     else:
-        run_split(_inner, (op, kind, proto, flat, xo, ksh, kst, n, s, out), nout, nth)
+        run_split(_inner, args, nout, nth)
     return out.reshape(out_shape)
+
+
+_NO_OUT = np.zeros(0, np.int64)
+
+
+def _standin(opname, a, axis):
+    """NumPy's argmax/argmin, the same indices as the kernels' (first extreme, the first NaN
+    counting as the extreme; halves compared as float32, exactly), while the kernel
+    compiles in the background (``flexarray._kernels.ready``)."""
+    if a.dtype.kind not in "biuf" or a.dtype.itemsize == 2 and a.dtype.kind == "f":
+        a = a.astype(np.float32)
+    return np.asarray(getattr(np, opname)(a, axis=axis), dtype=np.int64)
 
 
 def _arg_runs(op, kind, ident, flat, xo, ksh, kst, n, s, nout, dtype):
