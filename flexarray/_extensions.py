@@ -423,36 +423,43 @@ def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=Fa
 
 # --- einsum ---------------------------------------------------------------------------------
 
-_OPTIMIZE = (False, True, "greedy", "optimal")
+_PATH_NAMES = ("greedy", "optimal")
 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def _interleaved(first, rest):
+def _is_sublist(v) -> bool:
+    """Whether ``v`` is a sublist of the interleaved form (not an operand): a list, tuple
+    or range, or a 1-D integer NumPy array (NumPy takes any sequence of ints there)."""
+    return isinstance(v, (list, tuple, range)) or (
+        type(v) is np.ndarray and v.ndim == 1 and v.dtype.kind in "iu")
+
+
+def _interleaved(args):
     """NumPy's interleaved ``einsum(x, sub_x, y, sub_y, ..., [sub_out])`` as the
     subscripts string and the operands."""
-    args = (first,) + rest
     operands, terms = list(args[0::2]), []
     sublists = list(args[1::2])
     out = None
     if len(args) % 2:  # a trailing output sublist
         out = operands.pop()
-        if isinstance(out, Array):
-            raise TypeError("einsum: the interleaved form pairs every operand with a "
-                            "sublist of ints; the last operand has none")
+        if not _is_sublist(out):
+            raise TypeError(f"einsum: the interleaved form pairs every operand with a "
+                            f"sublist of ints; the last operand ({type(out).__name__}) has "
+                            f"none")
         sublists.append(out)
 
     def letters(sublist, what):
-        if not isinstance(sublist, (list, tuple)):
+        if not _is_sublist(sublist):
             raise TypeError(f"einsum: {what} must be a list of ints (and ...), got "
                             f"{type(sublist).__name__}")
         term = []
         for s in sublist:
             if s is Ellipsis:
                 term.append("...")
-            elif isinstance(s, (int, np.integer)) and not isinstance(s, bool) and \
-                    0 <= s < len(_LETTERS):
+            elif isinstance(s, (int, np.integer)) and not isinstance(s, (bool, np.bool_)) \
+                    and 0 <= s < len(_LETTERS):
                 term.append(_LETTERS[s])
             else:
                 raise ValueError(f"einsum: {what} holds {s!r}; allowed: ints in [0, "
@@ -467,32 +474,67 @@ def _interleaved(first, rest):
     return subscripts, tuple(operands)
 
 
+def _optimize(optimize):
+    """``optimize`` as NumPy's ``einsum`` takes it: True, False (or None, or a NumPy
+    bool), "greedy", "optimal", a (name, largest intermediate size) pair, or an explicit
+    path from ``np.einsum_path`` (a list or tuple that starts with "einsum_path")."""
+    if optimize is None or isinstance(optimize, (bool, np.bool_)):
+        return bool(optimize)
+    allowed = ("True, False, 'greedy', 'optimal', a pair such as ('greedy', 10**6) (a "
+               "path name and the largest intermediate size), or a path from "
+               "np.einsum_path (['einsum_path', (0, 1), ...])")
+    if isinstance(optimize, str):
+        if optimize not in _PATH_NAMES:
+            raise ValueError(f"einsum: 'optimize' must be {allowed}; got {optimize!r}")
+        return optimize
+    if isinstance(optimize, (list, tuple)):
+        if optimize and isinstance(optimize[0], str) and optimize[0] == "einsum_path":
+            if not all(isinstance(step, (list, tuple)) and
+                       all(isinstance(i, (int, np.integer)) for i in step)
+                       for step in optimize[1:]):
+                raise ValueError(f"einsum: the path 'optimize' must be ['einsum_path', "
+                                 f"(i, j), ...] with tuples of operand positions; got "
+                                 f"{optimize!r}")
+            return ["einsum_path", *map(tuple, optimize[1:])]
+        if len(optimize) == 2 and isinstance(optimize[0], str):
+            name, limit = optimize
+            if name not in _PATH_NAMES:
+                raise ValueError(f"einsum: 'optimize' must be {allowed}; got {optimize!r}")
+            if isinstance(limit, (bool, np.bool_)) or not isinstance(
+                    limit, (int, float, np.integer, np.floating)) or not limit >= 0:
+                raise ValueError(f"einsum: the largest intermediate size in 'optimize' "
+                                 f"must be a number >= 0, got {limit!r}")
+            return (name, limit)
+        raise ValueError(f"einsum: 'optimize' must be {allowed}; got {optimize!r}")
+    raise TypeError(f"einsum: 'optimize' must be {allowed}; got {type(optimize).__name__} "
+                    f"{optimize!r}")
+
+
 @names_its_errors
 def einsum(subscripts, /, *operands, dtype=None, casting="safe", optimize=True):
     """Einstein summation, NumPy's ``einsum(subscripts, *operands)``: the subscripts-string
-    form (with ``...`` and implicit output), or NumPy's interleaved form
+    form (with ``...`` and implicit output), or NumPy's interleaved (operand-sublist) form
     ``einsum(x, [0, 1], y, [1, 2], [0, 2])`` (sublists of ints in [0, 52) and ``...``).
+    Operands are flexarray arrays, or NumPy arrays (taken as ``asarray`` takes them).
 
-    ``optimize`` (True, "greedy", "optimal", False, or a path from ``np.einsum_path``)
-    chooses the contraction order; NumPy's einsum runs the pairwise contractions (BLAS
-    where it applies) on the operands' memory. The result dtype is the standard's
-    promotion of the operands, or ``dtype`` (reached under ``casting``, NumPy's rule
-    names: "no", "equiv", "safe", "same_kind", "unsafe").
+    ``optimize`` chooses the contraction order as in NumPy (True, False, "greedy",
+    "optimal", ``("greedy", max_size)``, or a path from ``np.einsum_path``); flexarray's
+    default is True (NumPy's is False: the same result, computed pairwise). NumPy's einsum
+    runs the pairwise contractions (BLAS where it applies) on the operands' memory. The
+    result dtype is the standard's promotion of the operands, or ``dtype`` (reached under
+    ``casting``, NumPy's rule names: "no", "equiv", "safe", "same_kind", "unsafe").
     """
-    if isinstance(subscripts, Array):
-        subscripts, operands = _interleaved(subscripts, operands)
     if not isinstance(subscripts, str):
-        raise TypeError(f"einsum: 'subscripts' must be a str such as 'ij,jk->ik' or an array "
-                        f"(the interleaved form), got {type(subscripts).__name__}")
+        if not isinstance(subscripts, (Array, np.ndarray)):
+            raise TypeError(f"einsum: 'subscripts' must be a str such as 'ij,jk->ik' or an "
+                            f"array (the interleaved form), got {type(subscripts).__name__}")
+        subscripts, operands = _interleaved((subscripts,) + operands)
     if not operands:
         raise ValueError("einsum: needs at least one operand")
     operands = tuple(map(numpy_as_array, operands))
     for i, o in enumerate(operands):
         check_array(o, "einsum", f"operands[{i}]")
-    if not (isinstance(optimize, list) or any(optimize is v or (
-            isinstance(optimize, str) and optimize == v) for v in _OPTIMIZE)):
-        raise ValueError(f"einsum: 'optimize' must be True, False, 'greedy', 'optimal' or a "
-                         f"path list from np.einsum_path, got {optimize!r}")
+    optimize = _optimize(optimize)
     if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
         raise ValueError(f"einsum: 'casting' must be 'no', 'equiv', 'safe', 'same_kind' or "
                          f"'unsafe', got {casting!r}")
