@@ -11,7 +11,7 @@ geometry ``g`` for regular pooling::
 """
 import numpy as np
 
-from flexarray._kernels import kernel
+from flexarray._kernels import kernel, ready
 from flexarray._kernels.nn.common import _valid_range, vector_sum
 
 
@@ -87,11 +87,63 @@ def _max_plane(x, out, idx, want_idx, g, cols, p):
 
 
 @kernel
-def max_pool(x, out, idx, want_idx, g, p0, p1):
-    """Max pooling of planes p0 <= p < p1 (x, out, idx flat)."""
+def _max_pool(x, out, idx, want_idx, g, p0, p1):
     cols = _column_ranges(g, g[14])
     for p in range(p0, p1):
         _max_plane(x, out, idx, want_idx, g, cols, p)
+
+
+def max_pool(x, out, idx, want_idx, g, p0, p1):
+    """Max pooling of planes p0 <= p < p1 (x, out, idx flat): the kernel, or while it
+    compiles in the background (``flexarray._kernels.ready``) its NumPy stand-in, which
+    picks the same elements."""
+    if ready(_max_pool, (x.dtype, idx.dtype), x, out, idx, want_idx, g, p0, p1):
+        _max_pool(x, out, idx, want_idx, g, p0, p1)
+    else:
+        max_pool_standin(x, out, idx, want_idx, g, p0, p1)
+
+
+def _taps(n_out, s, k, d, p, n_in):
+    """(input position, valid) of each (output position, tap) along one dim."""
+    pos = np.arange(n_out)[:, None] * s + np.arange(k)[None, :] * d - p
+    return pos, (pos >= 0) & (pos < n_in)
+
+
+def max_pool_standin(x, out, idx, want_idx, g, p0, p1):
+    """``_max_pool`` in NumPy: per window, over its valid taps in row-major order, the last
+    NaN if there is one, else the first maximum (the kernel's rule: a later tap wins if it
+    is greater or NaN), its element's bits copied; a window without valid taps gets -inf
+    and index -1. Planes go in groups of at most ~4M (window, tap) pairs."""
+    D, H, W, kd, kh, kw, sd, sh, sw, pd, ph, pw, dd, dh, dw, Do, Ho, Wo = g
+    z, vz = _taps(Do, sd, kd, dd, pd, D)
+    y, vy = _taps(Ho, sh, kh, dh, ph, H)
+    c, vc = _taps(Wo, sw, kw, dw, pw, W)
+    # (Do, Ho, Wo, kd, kh, kw) -> (P, T): windows by taps, taps in row-major order
+    sp = ((z[:, None, None, :, None, None] * H + y[None, :, None, None, :, None]) * W
+          + c[None, None, :, None, None, :])
+    valid = (vz[:, None, None, :, None, None] & vy[None, :, None, None, :, None]
+             & vc[None, None, :, None, None, :])
+    P, T = Do * Ho * Wo, kd * kh * kw
+    sp = np.where(valid, sp, 0).reshape(P, T)
+    valid = valid.reshape(P, T)
+    anyvalid = valid.any(axis=1)
+    planes = x.reshape(-1, D * H * W)
+    step = max(1, (1 << 22) // max(1, P * T))
+    for q0 in range(p0, p1, step):
+        q1 = min(p1, q0 + step)
+        v = planes[q0:q1][:, sp]                               # (planes, P, T)
+        nan = np.isnan(v) & valid
+        last_nan = T - 1 - np.argmax(nan[:, :, ::-1], axis=2)
+        w = np.where(valid, v, -np.inf)
+        first_max = np.argmax(valid & (w == w.max(axis=2, keepdims=True)), axis=2)
+        t = np.where(nan.any(axis=2), last_nan, first_max)
+        s_idx = np.take_along_axis(np.broadcast_to(sp, v.shape), t[:, :, None], 2)[:, :, 0]
+        val = np.take_along_axis(planes[q0:q1], s_idx, 1)
+        val[:, ~anyvalid] = -np.inf
+        out[q0 * P:q1 * P] = val.reshape(-1)
+        if want_idx:
+            s_idx[:, ~anyvalid] = -1
+            idx[q0 * P:q1 * P] = s_idx.reshape(-1)
 
 
 @kernel
