@@ -1,4 +1,4 @@
-"""Per-call cost of small operations (issue 16): flexarray vs NumPy, round-robin in one run.
+"""Per-call cost of small operations: flexarray vs NumPy, round-robin in one run.
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE PYTHONPATH=. python bench/bench_per_call.py \
         [--repeat 7] [--json out.json]
@@ -35,14 +35,23 @@ CASES = [
     ("x ** 2", lambda ns, d: lambda: d["x"] ** 2, None),
     ("1 / x", lambda ns, d: lambda: 1 / d["x"], None),
     ("mean(m.T, axis=0) (10 x 10)", lambda ns, d: lambda: ns.mean(d["m"].T, axis=0), None),
+    ("x[i] = 1.0", lambda ns, d: lambda: d["x"].__setitem__(3, 1.0), None),
+    ("x += 1.0", lambda ns, d: lambda: d["x"].__iadd__(1.0), None),
+    ("asarray(x, copy=True) 1M", lambda ns, d: lambda: ns.asarray(d["big"], copy=True), None),
+    # a copied array (flexarray: its family is tracked, views registered, writes locked)
+    ("x[a:b] of a copied 1M array", lambda ns, d: lambda: d["copied"][2:7], None),
+    ("x[i] = 1.0 in a copied 1M array", lambda ns, d: lambda: d["copied"].__setitem__(3, 1.0),
+     None),
 ]
 
 
 def data(ns, conv):
     rng = np.random.default_rng(0)
+    copied = conv(rng.standard_normal(1 << 20))
     return {"x": conv(rng.standard_normal(10)), "y": conv(rng.standard_normal(10)),
             "m": conv(rng.standard_normal((10, 10))), "s": conv(np.asarray(1.5)),
-            "b": conv(np.asarray(True))}
+            "b": conv(np.asarray(True)), "big": conv(rng.standard_normal(1 << 20)),
+            "copied": copied, "copy": copied.__copy__()}
 
 
 def per_call(f, number):

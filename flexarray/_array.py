@@ -22,7 +22,8 @@ import sys
 import numpy as np
 
 from . import _dtypes as _dt
-from ._buffer import Buffer, lazy_copy, pinned_buffer, track, unshare
+from ._buffer import (Buffer, lazy_copy, pin, pinned_buffer, read_only_message, rewrite,
+                      track, tracked_write)
 from ._device import CPU, check_device
 from ._engines import gates
 
@@ -41,7 +42,7 @@ def _new(arr: np.ndarray, buf: Buffer, dtype) -> "Array":
     self._arr = arr
     self._buf = buf
     self._dtype = dtype
-    if buf.views is not None:  # a lazy copy's family is tracked (its memory may move)
+    if buf.views is not None:  # a tracked family (lazy copies): its memory may move
         track(self, buf)
     return self
 
@@ -59,25 +60,25 @@ def wrap_foreign(nd: np.ndarray) -> "Array":
     return _new(nd, pinned_buffer(), _dt.from_np(nd.dtype))
 
 
-def copy_of(x: "Array") -> "Array":
-    """A copy of ``x`` laid out as NumPy's ``np.array(x, copy=True)`` (order "K": C- and
-    F-contiguous layouts kept, others compacted): O(1), a lazy copy of the memory that
-    becomes real on the first write to either side, for contiguous ``x``; a real copy now
-    for other layouts (a lazy copy would keep their strides, and reshapes of the copy would
-    then copy where NumPy's give views), for pinned memory (the foreign side may write it),
-    for read-only views (broadcasts, windows: the copy must be a writable array) and for
-    small arrays (``gates.LAZY_COPY_MIN_BYTES``: copying costs less than the bookkeeping)."""
-    a = x._arr
-    buf = None
+def copy_of(x: "Array", nd: np.ndarray | None = None) -> "Array":
+    """A copy of ``x`` (of ``nd``, a NumPy view of x's memory, if given) laid out as
+    NumPy's ``np.array(x, copy=True)`` (order "K": C- and F-contiguous layouts kept, others
+    compacted): O(1), a lazy copy of the memory (:func:`._buffer.lazy_copy`) for contiguous
+    ``x``; a real copy now for other layouts (a lazy copy would keep their strides, and
+    reshapes of the copy would then copy where NumPy's give views), for read-only views
+    (broadcasts, windows: the copy must be a writable array), for small arrays
+    (``gates.LAZY_COPY_MIN_BYTES``: copying costs less than the bookkeeping), and where
+    ``lazy_copy`` declines (pinned memory, a write in progress, views it cannot know)."""
+    a = x._arr if nd is None else nd
     if a.flags.writeable and a.nbytes >= _LAZY_COPY_MIN and (  # (read-only: overlapping)
             a.flags.c_contiguous or a.flags.f_contiguous):
-        buf = lazy_copy(x._buf, a)
-    if buf is None:
-        # order "K", as np.asarray(x, copy=True) and x.astype(x.dtype): a broadcast's copy
-        # then has an F-like layout (the zero-stride axis innermost), and its flat reshape
-        # is a copy, exactly where NumPy's is
-        return wrap(np.array(a, copy=True))
-    return _new(a, buf, x._dtype)
+        c = lazy_copy(x, nd)
+        if c is not None:
+            return c
+    # order "K", as np.asarray(x, copy=True) and x.astype(x.dtype): a broadcast's copy then
+    # has an F-like layout (the zero-stride axis innermost), and its flat reshape is a
+    # copy, exactly where NumPy's is
+    return wrap(np.array(a, copy=True))
 
 
 def view_of(x: "Array", nd: np.ndarray, *, overlapping: bool = False) -> "Array":
@@ -246,30 +247,25 @@ class Array:
     def _unique_refs_probe(self):
         return sys.getrefcount(self._buf)
 
-    def _own(self) -> None:
-        """Make the memory this family's alone: lazy copies of it, or this array if it is a
-        lazy copy, take a private copy first (see :func:`._buffer.unshare`)."""
-        buf = self._buf
-        if buf.views is not None or (buf.storage is not None and buf.storage.copies):
-            unshare(buf)
+    def _write(self, fn, *args):
+        """``fn(target, *args)``, a write through this array: ``target`` its NumPy view,
+        the family's memory made its own first (where a lazy copy shares it, the family
+        moves to fresh memory: :mod:`._buffer`), the write registered until ``fn``
+        returns (a lazy copy taken meanwhile is made at once)."""
+        buf = self._buf  # (held until the write ends: an untracked family's registration)
+        if buf.views is None:
+            a = self._arr
+            if not a.flags.writeable:
+                raise ValueError(read_only_message(self))
+            return fn(a, *args)
+        return tracked_write(self, fn, *args)
 
     def _rewritten(self, write) -> bool:
         """Give every element a new value computed from the old ones, ``write(out)``
         filling ``out`` while reading ``self._arr``: into fresh memory in one pass where a
-        write would first copy a lazily shared block (:func:`._buffer.unshare`). False:
-        nothing was written; write into :meth:`_writable` as usual."""
-        buf = self._buf
-        if buf.views is None or not self._arr.flags.writeable:
-            return False  # (an owner keeps its memory: its lazy copies move away)
-        return unshare(buf, (self._arr, write))
-
-    def _writable(self) -> np.ndarray:
-        """The NumPy view to write into, after :meth:`_own`."""
-        self._own()
-        a = self._arr
-        if not a.flags.writeable:
-            raise ValueError(_read_only_message(self))
-        return a
+        write would first move the family (:func:`._buffer.rewrite`). False: nothing was
+        written; write with :meth:`_write` as usual."""
+        return rewrite(self, write)
 
     # --- indexing --------------------------------------------------------------------------
 
@@ -308,7 +304,14 @@ class Array:
             v = value._arr  # (the common case: ~0.3 us less than the checks below)
         else:
             v = _setitem_value(value, self._dtype)
-        self._writable()[k] = v
+        buf = self._buf  # (held until the write ends: see _write)
+        if buf.views is None:
+            a = self._arr
+            if not a.flags.writeable:
+                raise ValueError(read_only_message(self))
+            a[k] = v
+        else:
+            tracked_write(self, operator.setitem, k, v)
 
     def __iter__(self):
         if self._arr.ndim == 0:
@@ -389,8 +392,7 @@ class Array:
         torch's ``.numpy()``): the memory is made this family's alone first, then pinned,
         so a later copy of it is a real copy; writable unless the array is read-only."""
         if not self._buf.pinned:
-            self._own()
-            self._buf.pinned = True
+            pin(self)
         return self._arr.view()
 
     def __array__(self, dtype=None, copy=None):
@@ -457,12 +459,3 @@ def _refs_of_unique_buffer() -> int:
 
 
 _UNIQUE_REFS = _refs_of_unique_buffer()
-
-
-def _read_only_message(x) -> str:
-    what = ("read-only memory shared with another library" if x._buf.pinned and
-            0 not in x._arr.strides else
-            "a read-only view, as NumPy's (broadcast_to, meshgrid, nn.unfold windows: "
-            "elements that overlap; diagonal, diag)")
-    return (f"assignment destination is read-only: the array is {what}; write to a copy "
-            f"(asarray(x, copy=True)) instead")

@@ -1,34 +1,41 @@
-"""Buffers and copy-on-write: views share, copies are lazy.
+"""Buffers and copy-on-write: views share, copies are lazy, and the writer moves.
 
 Three objects hold an array's memory (see docs/value-model.md for the picture):
 
-* :class:`Storage`: a block of memory, ``root``, a C- or F-contiguous NumPy array. It exists
-  only once the block is shared by more than one :class:`Buffer` (a lazy copy was made).
 * :class:`Buffer`: what a family of views shares. Every view of an array (basic indexing,
   ``permute_dims``, ``reshape`` when it is a view, ...) holds the same Buffer, and its NumPy
   view (``Array._arr``) points into the same memory, so a write through one is seen by all,
-  as in NumPy. A Buffer is either
+  as in NumPy.
+* :class:`Storage`: a block of memory, ``root`` (a C- or F-contiguous NumPy array), and the
+  families (Buffers) that share it. A family has one once it is *tracked*.
+* A *tracked* family (``views`` a list of weak references to its Arrays) is one that takes
+  part in lazy copies: the original of a lazy copy, or a lazy copy. Its views are known, so
+  its memory can move. A family becomes tracked at its first lazy copy; until then, making
+  a view of it costs nothing extra.
 
-  - an *owner* (``views is None``): its memory is its own or it is the original of some
-    lazy copies. An owner's views are never moved, so they are not tracked: making a view
-    of an owner costs nothing extra. Every fresh result starts as the owner of its memory.
-  - a *lazy copy* (``views`` a list of weak references to the Arrays of the family): an O(1)
-    copy, ``asarray(x, copy=True)``, that reads the original's memory until one of them is
-    written.
+An O(1) copy, ``asarray(x, copy=True)``, is a new tracked family on the same Storage.
+Before a write, a family whose Storage another live family shares *moves*: the writer takes
+a fresh copy of the block (each of its views a NumPy view of the new block at the same byte
+offset), and the other families keep the old block. This is Rust's ``Arc::make_mut``: the
+copies are never written by the original's writes, so a read of a copy already in progress
+on another thread never sees them. A family alone on its block writes in place.
 
-Before any write (:func:`unshare`), the memory is made the writer's alone: an owner whose
-Storage has live lazy copies moves those copies to one fresh copy of the block (each
-tracked view gets a NumPy view of the new block at the same byte offset); a lazy copy moves
-itself to a fresh block, or, when nothing else holds the block any more, simply becomes its
-owner. So a copy never sees a write to its original, nor the original a write to its copy.
+Threads (docs/value-model.md, "Under threads"): one lock orders lazy copies, moves and the
+tracking of new views. A write registers itself for its whole duration, so that a copy taken
+meanwhile is made at once (as NumPy's copy, it may see part of the write, but it never
+changes afterwards): a tracked family counts its writes in progress (``writing``); a write
+to an untracked family holds a reference to its Buffer, which a lazy copy sees in the
+Buffer's reference count and then copies at once. The same count tells a lazy copy whether
+the family has views it does not know (untracked views): then, too, it copies at once.
 
 *Pinned* Buffers share their memory with code outside flexarray: imports
 (``asarray(numpy_array)``, ``from_dlpack``) and exports (``__array__``, ``__dlpack__``).
-Their memory is never moved, and copies of them are real copies made at once, since the
+Their memory never moves, and copies of them are real copies made at once, since the
 foreign side may write at any time.
 """
 from __future__ import annotations
 
+import sys
 import threading
 import weakref
 
@@ -36,29 +43,31 @@ import numpy as np
 
 from . import _memory
 
-__all__ = ["Buffer", "Storage", "lazy_copy", "track", "unshare", "is_private"]
+__all__ = ["Buffer", "Storage", "lazy_copy", "track", "tracked_write", "writing",
+           "unshare", "pin", "is_private"]
 
 
 class Storage:
-    """A block of memory shared by an owner Buffer and its lazy copies."""
+    """A block of memory shared by the tracked families in ``families``."""
 
-    __slots__ = ("root", "owner", "copies", "prune_at")
+    __slots__ = ("root", "block", "families", "__weakref__")
 
-    def __init__(self, root: np.ndarray, owner):
+    def __init__(self, root: np.ndarray, family):
         self.root = root                  # C- or F-contiguous: every view lies inside it
-        self.owner = owner                # weak reference to the owner Buffer, or None
-        self.copies = []                  # weak references to the lazy-copy Buffers
-        self.prune_at = 64                # len(copies) at which dead references are dropped
+        self.block = root if root.base is None else root.base  # what NumPy views' .base is
+        self.families = [weakref.ref(family)]  # the Buffers sharing the block
 
 
 class Buffer:
-    """What a family of views shares (see the module docs). ``Buffer()`` is the owner of
-    fresh private memory; its fields are class defaults until set (no ``__init__``: every
-    array result makes one, and an ``__init__`` doubles its cost, ~0.05 us)."""
+    """What a family of views shares (see the module docs). ``Buffer()`` is a fresh,
+    untracked family; its fields are class defaults until set (no ``__init__``: every array
+    result makes one, and an ``__init__`` doubles its cost, ~0.05 us)."""
 
-    storage = None                        # a Storage once a lazy copy shares the memory
-    views = None                          # None (an owner) or weakrefs to the family
+    storage = None                        # a Storage once tracked
+    views = None                          # None (untracked) or weakrefs to the family
     pinned = False                        # memory shared with code outside flexarray
+    writing = 0                           # writes in progress (tracked families)
+    moved_from = None                     # {id(old block): its root's address} (moves)
 
 
 def pinned_buffer() -> Buffer:
@@ -68,16 +77,68 @@ def pinned_buffer() -> Buffer:
     return buf
 
 
-_lock = threading.Lock()  # moves are rare; one lock keeps concurrent writers consistent
+_lock = threading.Lock()  # lazy copies, moves and tracking are rare and short
 _memory.fresh_lock_in_forked_child(globals())
 
 
+def _holders(x):
+    """``sys.getrefcount`` of ``x._buf`` seen from inside :func:`lazy_copy`'s check."""
+    buf = x._buf
+    return sys.getrefcount(buf)
+
+
+class _Probe:
+    __slots__ = ("_buf",)
+
+
+def _sole_holder_refs() -> int:
+    """:func:`_holders` of a Buffer that one object alone holds, measured in place."""
+    p = _Probe()
+    p._buf = Buffer()
+    return _holders(p)
+
+
+_SOLE = _sole_holder_refs()
+
+
+# --- views ------------------------------------------------------------------------------------
+
 def track(array, buf: Buffer) -> None:
-    """Register ``array`` (a new view) with the family of ``buf``, a lazy copy."""
-    views = buf.views
-    views.append(weakref.ref(array))
-    if len(views) & 63 == 0:  # drop the dead now and then (amortized O(1))
-        views[:] = [r for r in views if r() is not None]
+    """Register ``array`` (a new view) with ``buf``'s family, a tracked one. A view made
+    from a NumPy view read before the family moved points into the old block: it is
+    moved to the family's block here."""
+    with _lock:
+        views = buf.views
+        if views is None:  # (a lazy copy that had begun tracking copied at once instead)
+            return
+        views.append(weakref.ref(array))
+        if len(views) & 63 == 0:  # drop the dead now and then (amortized O(1))
+            views[:] = [r for r in views if r() is not None]
+        st = buf.storage
+        a = array._arr
+        if st is not None and a is not st.block and a.base is not st.block and a.size:
+            array._arr = _rebased(a, buf, st)
+
+
+def _rebased(a: np.ndarray, buf: Buffer, st: Storage) -> np.ndarray:
+    """``a``, a NumPy view into a block ``buf``'s family has left, as the same view of its
+    block now (moves keep byte offsets)."""
+    history = buf.moved_from or {}
+    o = a
+    while o is not None and id(o) not in history:
+        o = getattr(o, "base", None)
+    if o is None:  # not in a block of this family at all: it is in its block already
+        return a
+    return _view_in(st.root, a, _address(a) - history[id(o)])
+
+
+def _view_in(root: np.ndarray, like: np.ndarray, offset: int) -> np.ndarray:
+    """A NumPy view of ``root``'s memory laid out as ``like``, ``offset`` bytes in."""
+    flat = root.reshape(-1, order="A")
+    nv = np.ndarray(like.shape, like.dtype, flat, offset, like.strides)
+    if not like.flags.writeable:
+        nv.flags.writeable = False
+    return nv
 
 
 def _root_of(nd: np.ndarray):
@@ -88,72 +149,188 @@ def _root_of(nd: np.ndarray):
     return root
 
 
-def lazy_copy(buf: Buffer, nd: np.ndarray):
-    """A new lazy-copy Buffer on ``buf``'s memory (``nd``: one of its NumPy views), or None
-    when the memory cannot be shared lazily (pinned, or not in one contiguous block): the
-    caller copies now."""
+# --- copies -----------------------------------------------------------------------------------
+
+def lazy_copy(x, nd: np.ndarray | None = None):
+    """An O(1) copy of Array ``x`` (laid out as ``nd``, a view of x's memory, if given) as
+    a new Array on the same memory, or None when it must be copied at once: pinned memory
+    (the foreign side may write it), memory not in one contiguous block, a write to the
+    family in progress (it would go on into the copy's memory), or views of an untracked
+    family that it cannot know (the family could not move away when written)."""
+    buf = x._buf
     if buf.pinned:
         return None
     with _lock:
-        st = buf.storage
-        if st is None:
-            root = _root_of(nd)
+        if buf.writing:
+            return None
+        if buf.views is None:  # untracked: its first lazy copy
+            root = _root_of(x._arr)
             if root is None:
                 return None
-            st = buf.storage = Storage(root, weakref.ref(buf))
+            buf.views = []  # (first: a view made from now on registers itself)
+            if _holders(x) != _SOLE + 1:  # (+1: the local ``buf``)
+                buf.views = None  # other views, or a write in progress, hold it
+                return None
+            buf.views.append(weakref.ref(x))
+            buf.storage = Storage(root, buf)
+        st = buf.storage
         copy = Buffer()
-        copy.storage, copy.views = st, []
-        copies = st.copies
-        copies.append(weakref.ref(copy))
-        if len(copies) >= st.prune_at:
-            # copies that died unwritten leave dead references: drop them now and then
-            # (the bar doubles with the live count: amortized O(1) per copy)
-            copies[:] = [r for r in copies if r() is not None]
-            st.prune_at = max(64, 2 * len(copies))
-        return copy
+        copy.storage = st
+        st.families.append(weakref.ref(copy))
+        if len(st.families) & 63 == 0:
+            _prune(st)
+        c = object.__new__(type(x))
+        c._arr = x._arr if nd is None else nd
+        c._buf = copy
+        c._dtype = x._dtype
+        if nd is not None and c._arr is not x._arr:
+            a = c._arr
+            if a.base is not st.block and a is not st.block:
+                c._arr = _rebased(a, buf, st)
+        copy.views = [weakref.ref(c)]
+        return c
+
+
+def _prune(st: Storage) -> list:
+    """The live families on ``st`` (dead references dropped)."""
+    alive = [b for b in (r() for r in st.families) if b is not None and b.storage is st]
+    st.families[:] = [weakref.ref(b) for b in alive]
+    return alive
 
 
 def is_private(buf: Buffer) -> bool:
-    """Whether writes through ``buf``'s family can be seen by nothing else (no lazy copy,
-    not a lazy copy itself, not pinned): the condition for reusing its memory."""
-    return buf.views is None and not buf.pinned and (buf.storage is None
-                                                      or not buf.storage.copies)
+    """Whether writes through ``buf``'s family can be seen by nothing else (no other family
+    on its memory, not pinned): the condition for reusing its memory."""
+    if buf.pinned:
+        return False
+    st = buf.storage
+    if st is None:
+        return True
+    with _lock:
+        return all(b is buf for b in _prune(st))
 
+
+# --- writes -----------------------------------------------------------------------------------
 
 def unshare(buf: Buffer, rewrite=None) -> bool:
-    """Make ``buf``'s memory its family's alone before a write (see the module docs).
+    """Make ``buf``'s memory its family's alone (see the module docs); under the lock.
 
     ``rewrite``, for a write that gives every element of the block a new value computed
     from the old ones (``x -= mean`` on a lazy copy ``x``): ``(nd, write)``, ``nd`` a view
-    of the family spanning its whole block. Where the write would first copy the block to
-    a fresh one, ``write(new)`` fills the fresh block instead (``new``: its view laid out
-    as ``nd``; ``write`` reads the old block): one pass over the memory instead of two.
-    Returns whether ``write`` ran (if not, the caller writes as usual)."""
-    with _lock:
-        st = buf.storage
-        if st is None:
-            return False
-        copies = [b for b in (r() for r in st.copies) if b is not None and b.storage is st]
-        if buf.views is None:  # an owner: its lazy copies move away together
-            if copies:
-                _move(copies, st)
-            st.copies = []
-            return False
-        copies.remove(buf)
-        owner = st.owner() if st.owner is not None else None
-        if owner is not None and owner.storage is not st:
-            owner = None
-        if owner is None and not copies:  # nothing else holds the block: take it over
-            st.owner, st.copies = weakref.ref(buf), []
-            buf.views = None
-            return False
-        if rewrite is not None and not _spans(rewrite[0], st.root):
-            rewrite = None
-        _move([buf], st, rewrite)  # (first: if it raises, nothing has changed)
-        st.copies = [weakref.ref(b) for b in copies]
-        buf.views = None  # its memory is its own from now on: an owner
-        return rewrite is not None
+    of the family spanning its whole block. Where the family moves, ``write(new)`` fills
+    the fresh block instead of a copy (``new``: its view laid out as ``nd``; ``write``
+    reads the old block): one pass over the memory instead of two. Returns whether
+    ``write`` ran (if not, the caller writes as usual)."""
+    st = buf.storage
+    if st is None:
+        return False
+    others = [b for b in _prune(st) if b is not buf]
+    if not others:
+        return False
+    if rewrite is not None and not _spans(rewrite[0], st.root):
+        rewrite = None
+    _move(buf, st, rewrite)  # (first: if it raises, nothing has changed)
+    st.families[:] = [weakref.ref(b) for b in others]
+    return rewrite is not None
 
+
+def tracked_write(x, fn, *args):
+    """``fn(target, *args)``: a write through Array ``x`` of a tracked family, ``target``
+    x's NumPy view after the family's memory is made its own, the write registered for
+    its duration (a lazy copy made meanwhile is made at once)."""
+    buf = x._buf
+    with _lock:
+        registered = buf.views is not None  # (else a first lazy copy gave up tracking:
+        if registered:                      # untracked, and the local ``buf`` holds it)
+            unshare(buf)
+            buf.writing += 1
+    if not registered:
+        return _write_into(x, fn, args)
+    try:
+        return _write_into(x, fn, args)
+    finally:
+        with _lock:
+            buf.writing -= 1
+
+
+def _write_into(x, fn, args):
+    a = x._arr
+    if not a.flags.writeable:
+        raise ValueError(read_only_message(x))
+    return fn(a, *args)
+
+
+class writing:
+    """``with writing(x) as target:``, a write through Array ``x`` by code that takes the
+    target NumPy view now and writes later (NumPy's ``out=``): as :func:`tracked_write`,
+    for any family."""
+
+    __slots__ = ("x", "buf", "registered")
+
+    def __init__(self, x):
+        self.x = x
+        self.buf = x._buf  # (held: an untracked family's write in progress, see lazy_copy)
+        self.registered = False
+
+    def __enter__(self) -> np.ndarray:
+        buf = self.buf
+        if buf.views is not None:
+            with _lock:
+                if buf.views is not None:
+                    unshare(buf)
+                    buf.writing += 1
+                    self.registered = True
+        a = self.x._arr
+        if not a.flags.writeable:
+            self.__exit__(None, None, None)
+            raise ValueError(read_only_message(self.x))
+        return a
+
+    def __exit__(self, *exc):
+        if self.registered:
+            self.registered = False
+            with _lock:
+                self.buf.writing -= 1
+        return False
+
+
+def rewrite(x, write) -> bool:
+    """Give every element of Array ``x`` a new value computed from the old ones,
+    ``write(out)`` filling ``out`` while reading ``x._arr``, into fresh memory in one pass
+    where the family would move (:func:`unshare`). False: nothing was written."""
+    buf = x._buf
+    if buf.views is None:
+        return False
+    with _lock:
+        if buf.storage is None or buf.writing or not x._arr.flags.writeable:
+            return False
+        buf.writing += 1
+        try:
+            return unshare(buf, (x._arr, write))
+        finally:
+            buf.writing -= 1
+
+
+def pin(x) -> None:
+    """Pin Array ``x``'s family (its memory is handed to code outside flexarray): its
+    memory is made its own first, and never moves or is lazily shared again."""
+    buf = x._buf
+    with _lock:
+        if buf.storage is not None:
+            unshare(buf)
+        buf.pinned = True
+
+
+def read_only_message(x) -> str:
+    what = ("read-only memory shared with another library" if x._buf.pinned and
+            0 not in x._arr.strides else
+            "a read-only view, as NumPy's (broadcast_to, meshgrid, nn.unfold windows: "
+            "elements that overlap; diagonal, diag)")
+    return (f"assignment destination is read-only: the array is {what}; write to a copy "
+            f"(asarray(x, copy=True)) instead")
+
+
+# --- moves ------------------------------------------------------------------------------------
 
 def _spans(nd: np.ndarray, root: np.ndarray) -> bool:
     """Whether ``nd`` covers every byte of ``root``'s block (contiguous, from its start)."""
@@ -161,13 +338,13 @@ def _spans(nd: np.ndarray, root: np.ndarray) -> bool:
             and _address(nd) == _address(root))
 
 
-def _address(a: np.ndarray) -> int:
+def _address(a) -> int:
     return a.__array_interface__["data"][0]
 
 
-def _move(buffers, st: Storage, rewrite=None) -> None:
-    """Give ``buffers`` (lazy copies on ``st``) one fresh copy of the block, and each view
-    of their families a NumPy view of it at the same byte offset. With ``rewrite`` (see
+def _move(buf: Buffer, st: Storage, rewrite=None) -> None:
+    """Give ``buf``'s family (tracked, on ``st``) a fresh copy of the block, and each of
+    its views a NumPy view of it at the same byte offset. With ``rewrite`` (see
     :func:`unshare`), ``rewrite[1]`` fills the fresh block instead of a copy."""
     root = st.root
     flat = root.reshape(-1, order="A")  # a view: the root is contiguous
@@ -177,26 +354,21 @@ def _move(buffers, st: Storage, rewrite=None) -> None:
     else:
         nd, write = rewrite
         write(np.ndarray(nd.shape, nd.dtype, new_root, 0, nd.strides))
-    new = Storage(new_root, None)
     base = _address(flat)
-    for b in buffers:
-        b.storage = new
-        new.copies.append(weakref.ref(b))
-        alive = []
-        for r in b.views:
-            a = r()
-            if a is None or a._buf is not b:
-                continue
-            alive.append(r)
-            v = a._arr
-            if v.size == 0:
-                nv = np.empty(v.shape, v.dtype)
-            else:
-                nv = np.ndarray(v.shape, v.dtype, new_root, _address(v) - base, v.strides)
-            if not v.flags.writeable:
-                nv.flags.writeable = False
-            a._arr = nv
-        b.views[:] = alive
-    if len(buffers) == 1:  # a single copy holds the new block alone: its owner now
-        new.owner, new.copies = new.copies[0], []
-        buffers[0].views = None
+    alive = []
+    for r in buf.views:
+        a = r()
+        if a is None or a._buf is not buf:
+            continue
+        alive.append(r)
+        v = a._arr
+        if v.size == 0:
+            a._arr = np.empty(v.shape, v.dtype)
+        else:
+            if v is not st.block and v.base is not st.block:
+                v = _rebased(v, buf, st)  # (windows; or made before an earlier move)
+            a._arr = _view_in(new_root, v, _address(v) - base)
+    buf.views[:] = alive
+    history = buf.moved_from = dict(buf.moved_from or {})
+    history[id(st.block)] = base
+    buf.storage = Storage(new_root, buf)

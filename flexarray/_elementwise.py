@@ -453,12 +453,11 @@ def apply_inplace(name, x, other):
         # straight into x's memory (NumPy copies overlapping operands itself)
         t = type(other)
         if t is float or t is int and -_EXACT < other < _EXACT:
-            _INPLACE_RUN[name](x._writable(), other)
+            x._write(_INPLACE_RUN[name], other)
             return
         if t is Array and other._dtype is x._dtype and (
                 other._arr.shape == x._arr.shape or _fits(other._arr.shape, x._arr.shape)):
-            out = x._writable()  # (first: x's memory may move, and other's with it)
-            _INPLACE_RUN[name](out, other._arr)
+            x._write(_run_with, _INPLACE_RUN[name], other)
             return
     a1, a2, dt = _operands(name, x, other)
     _check_category(name, cat, dt, "x1' and 'x2")
@@ -477,13 +476,27 @@ def apply_inplace(name, x, other):
                             f"operand's dtype")
         r = _compute(name, func, (a1, a2), dt)
         with ignore_fp_errors():
-            x._writable()[...] = r
+            x._write(_assign, r)
         return
     if x._rewritten(lambda out: _compute(name, func, (a1, a2), dt, out=out)):
-        return  # a lazy copy's first write: the result went straight to its own memory
-    out = x._writable()  # (x's memory may have moved: read both operands anew)
-    if type(other) is Array:
-        a2 = other._arr
+        return  # the family's move: the result went straight to its new memory
+    x._write(_compute_into, name, func, other if type(other) is Array else a2, dt)
+
+
+def _run_with(out, run, other):
+    """``run(out, other's elements)``, ``other`` an Array read now (after x's move: it may
+    be x's own view)."""
+    run(out, other._arr)
+
+
+def _assign(out, r):
+    out[...] = r
+
+
+def _compute_into(out, name, func, other, dt):
+    """``out <op>= other`` into ``out`` (x's memory after a move: ``other``, an Array, is
+    read now, as it may be one of x's views)."""
+    a2 = other._arr if type(other) is Array else other
     _compute(name, func, (out, _apart(a2, out)), dt, out=out)
 
 

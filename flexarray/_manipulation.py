@@ -202,8 +202,11 @@ def unstack(x, /, *, axis=0):
 def expand_dims(x, /, axis):
     """An O(1) view of ``x`` with a size-1 axis inserted at each position of ``axis``.
 
-    Positions refer to the result, which has ``x.ndim + len(axis)`` dimensions.
+    Positions refer to the result, which has ``x.ndim + len(axis)`` dimensions. A NumPy
+    array is taken as ``asarray`` takes it (cubed's groupby passes the NumPy arrays
+    numpy_groupies returns).
     """
+    x = numpy_as_array(x)
     check_array(x, "expand_dims")
     n_new = len(int_tuple(axis, "expand_dims", "axis"))
     axes = ordered_axes(axis, x.ndim + n_new, "expand_dims")
@@ -326,7 +329,7 @@ def reshape(x, /, shape, *, copy=None):
                              f"forbids the copy this needs (use copy=None)") from None
         return wrap(contiguous_copy(a).reshape(shape))
     if copy:  # NumPy's reshape(copy=True) is C-ordered
-        return copy_of(view_of(x, view)) if view.flags.c_contiguous else wrap(
+        return copy_of(x, view) if view.flags.c_contiguous else wrap(
             np.array(view, order="C"))
     return view_of(x, view)
 

@@ -7,6 +7,7 @@ is ``matmul``) and to NumPy's ``__array_ufunc__`` protocol (NEP 13), so that ``n
 """
 from __future__ import annotations
 
+import contextlib
 import dis
 import inspect
 import sys
@@ -17,6 +18,7 @@ import numpy as np
 from . import _dtypes as _dt
 from . import _elementwise
 from ._array import Array, _new, copy_of, wrap, wrap_foreign
+from ._buffer import writing
 from ._dtypes import from_np
 from ._creation import asarray
 from ._linear_algebra import matmul
@@ -194,8 +196,12 @@ def _imatmul(self, other):
     if r.shape != self.shape or r.dtype != self.dtype:
         raise ValueError(f"x @= y must keep x's shape {self.shape} and dtype "
                          f"{self.dtype}; got {r.shape} {r.dtype}")
-    self._writable()[...] = r._arr
+    self._write(_assign, r._arr)
     return self
+
+
+def _assign(out, r):
+    out[...] = r
 
 
 # --- NumPy's ufunc protocol (NEP 13) --------------------------------------------------------
@@ -287,14 +293,18 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     out = kwargs.get("out")
     if out is not None:
         out = out if isinstance(out, tuple) else (out,)
-        kwargs["out"] = tuple(o._writable() if type(o) is Array else o for o in out)
     if "where" in kwargs:
         kwargs["where"] = _numpy_input(kwargs["where"])
-    target = inputs[0]._writable() if method == "at" and type(inputs[0]) is Array else None
-    args = list(map(_numpy_input, inputs))  # (after the move _writable may make)
-    if target is not None:
-        args[0] = target  # (``at`` writes its first operand in place)
-    r = getattr(ufunc, method)(*args, **kwargs)
+    with contextlib.ExitStack() as writes:  # (each written array registered: _buffer)
+        if out is not None:
+            kwargs["out"] = tuple(writes.enter_context(writing(o)) if type(o) is Array else o
+                                  for o in out)
+        target = writes.enter_context(writing(inputs[0])) if (
+            method == "at" and type(inputs[0]) is Array) else None
+        args = list(map(_numpy_input, inputs))  # (after the moves the writes may make)
+        if target is not None:
+            args[0] = target  # (``at`` writes its first operand in place)
+        r = getattr(ufunc, method)(*args, **kwargs)
     if out is not None and len(out) == 1 and not isinstance(r, tuple):
         return out[0]
     return _result(r, out)
@@ -384,26 +394,28 @@ def _written_params(func):
     return found
 
 
-def _writable_arg(v):
-    """An argument NumPy may write into, for NumPy (a tuple of them, for ``out``)."""
+def _writable_arg(v, writes):
+    """An argument NumPy may write into, for NumPy (a tuple of them, for ``out``), its
+    write registered in ``writes`` (an ExitStack) until NumPy returns."""
     if type(v) is Array:
-        return v._writable()
+        return writes.enter_context(writing(v))
     if isinstance(v, tuple):
-        return tuple(_writable_arg(o) for o in v)
+        return tuple(_writable_arg(o, writes) for o in v)
     return v
 
 
-def _written_args(func, args, kwargs):
+def _written_args(func, args, kwargs, writes):
     """The arguments this call of NumPy's ``func`` writes, each as (its position, or None
-    for a keyword, its name, the argument, its writable NumPy form)."""
+    for a keyword, its name, the argument, its writable NumPy form, registered as written
+    in ``writes``)."""
     if func is np.nan_to_num and kwargs.get("copy", args[1] if len(args) > 1 else True):
         return ()  # (nan_to_num writes x only with copy=False)
     found = []
     for pos, name in _written_params(func):
         if name in kwargs:
-            found.append((None, name, kwargs[name], _writable_arg(kwargs[name])))
+            found.append((None, name, kwargs[name], _writable_arg(kwargs[name], writes)))
         elif pos is not None and pos < len(args):
-            found.append((pos, name, args[pos], _writable_arg(args[pos])))
+            found.append((pos, name, args[pos], _writable_arg(args[pos], writes)))
     return found
 
 
@@ -501,20 +513,21 @@ def array_function(self, func, types, args, kwargs):
         except (TypeError, ValueError, IndexError):
             pass  # NumPy's meaning below (NumPy raises its own error if there is one)
     inputs = _arrays_in(args, [])
-    # what NumPy writes first: making its memory its own may move other arguments' memory
-    written = _written_args(func, args, kwargs)
-    np_args = list(_to_numpy(args))
-    np_kwargs = {k: _to_numpy(v) for k, v in kwargs.items()}
-    out = np_out = None
-    for where, name, v, w in written:
-        if where is None:
-            np_kwargs[name] = w
-        else:
-            np_args[where] = w
-        if name == "out" and v is not None:
-            out, np_out = v, w
-    impl = getattr(func, "_implementation", func)  # C-level functions (np.asarray(like=))
-    r = impl(*np_args, **np_kwargs)
+    with contextlib.ExitStack() as writes:
+        # what NumPy writes first: making its memory its own may move its family's memory
+        written = _written_args(func, args, kwargs, writes)
+        np_args = list(_to_numpy(args))
+        np_kwargs = {k: _to_numpy(v) for k, v in kwargs.items()}
+        out = np_out = None
+        for where, name, v, w in written:
+            if where is None:
+                np_kwargs[name] = w
+            else:
+                np_args[where] = w
+            if name == "out" and v is not None:
+                out, np_out = v, w
+        impl = getattr(func, "_implementation", func)  # C-level (np.asarray(like=))
+        r = impl(*np_args, **np_kwargs)
     if out is not None and r is np_out:
         return out  # NumPy returns ``out`` itself
     return _from_numpy(r, inputs, _foreign_in((args, kwargs), []))
@@ -595,7 +608,7 @@ def _sort_method(self, axis=-1, kind=None, order=None):
     ``_sorting._kind``)."""
     if self._arr.dtype == np.float16 and kind in (None, "quicksort", "heapsort"):
         kind = "stable"
-    self._writable().sort(axis=axis, kind=kind, order=order)
+    self._write(np.ndarray.sort, axis, kind, order)
 
 
 def _fill_method(self, value):

@@ -303,11 +303,14 @@ def test_copies_are_lazy_and_private():
     address = x._arr.__array_interface__["data"][0]
     assert c._arr.__array_interface__["data"][0] == address      # O(1): no copy yet
     cv = c[2:]
-    x[3] = 30.0                                                   # the copy moves away
-    assert float(c[3]) == 3.0 and float(cv[1]) == 3.0
-    assert x._arr.__array_interface__["data"][0] == address      # the original stays
-    cv[0] = -2.0                                                  # the copy's own views
+    xv = x[1:]
+    x[3] = 30.0                                          # the writer moves, views and all
+    assert float(c[3]) == 3.0 and float(cv[1]) == 3.0 and float(xv[2]) == 30.0
+    assert c._arr.__array_interface__["data"][0] == address      # the copy stays
+    assert x._arr.__array_interface__["data"][0] != address
+    cv[0] = -2.0                                         # alone on the block: in place
     assert float(c[2]) == -2.0 and float(x[2]) == 2.0
+    assert c._arr.__array_interface__["data"][0] == address
 
 
 def test_a_lazy_copy_written_first_leaves_the_original():
