@@ -1,4 +1,8 @@
-"""A short tour: ``python -m flexarray``."""
+"""``python -m flexarray``: a short tour. ``python -m flexarray warm``: compile every kernel
+into the disk cache (see ``warm --help``)."""
+import argparse
+import os
+import sys
 import time
 
 import numpy as np
@@ -38,5 +42,43 @@ def main():
           f"{t_fx * 1e3:.1f} ms ({t_np / t_fx:.2f}x NumPy, both cores)")
 
 
+def _bar(done, total, name, seconds, started, width=30):
+    fill = width * done // total
+    sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {done}/{total} {name} "
+                     f"({seconds:.1f} s) {time.perf_counter() - started:.0f} s elapsed  ")
+    sys.stderr.flush()
+
+
+def warm(argv):
+    from flexarray._kernels import _warm
+    ap = argparse.ArgumentParser(
+        prog="python -m flexarray warm",
+        description="Compile flexarray's Numba kernels (every dtype and mode) into the disk "
+                    "cache, so that no call compiles later: for images of Dask/cubed workers "
+                    "and CI. The cache is NUMBA_CACHE_DIR/<flexarray, kernels, Numba and "
+                    "Python versions> (default ~/.cache/flexarray/numba/...).")
+    ap.add_argument("families", nargs="*", metavar="FAMILY",
+                    help=f"only these ({', '.join(_warm.RECIPES)}); default: all")
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
+                    help="compile in this many processes (default: the CPU count)")
+    args = ap.parse_args(argv)
+    unknown = [f for f in args.families if f not in _warm.RECIPES]
+    if unknown:
+        ap.error(f"unknown families {unknown}; known: {', '.join(_warm.RECIPES)}")
+    from flexarray._kernels import cache_dir
+    print(f"warming flexarray's kernels into {cache_dir()}", file=sys.stderr)
+    t0 = time.perf_counter()
+    failed = _warm.warm(args.jobs, args.families or None,
+                        lambda d, n, name, s: _bar(d, n, name, s, t0))
+    sys.stderr.write("\n")
+    for name, msg in failed:
+        print(f"failed: {name}: {msg}", file=sys.stderr)
+    print(f"warmed {len(args.families or _warm.RECIPES) - len(failed)} kernel families in "
+          f"{time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    return 1 if failed else 0
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["warm"]:
+        sys.exit(warm(sys.argv[2:]))
     main()

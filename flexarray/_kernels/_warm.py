@@ -36,6 +36,8 @@ import sys
 import threading
 import time
 
+import numpy as np
+
 ENV = "FLEXARRAY_BACKGROUND_COMPILE"
 RECHECK_SECONDS = 0.05   # between probes of the disk cache for one pending specialization
 IDLE_SECONDS = 30.0      # the background process ends after this long without requests
@@ -241,7 +243,6 @@ def _serve():
 # public functions' engine gates would pick NumPy for small inputs).
 
 def _rng():
-    import numpy as np
     return np.random.default_rng(0)
 
 
@@ -279,25 +280,20 @@ def _argminmax():
 
 
 def _sort():
-    import ml_dtypes
-    import numpy as np
-    from flexarray._kernels.sort import radix, ties, counting
+    import flexarray as xp
     r = _rng()
-    for dt in (np.float16, ml_dtypes.bfloat16, np.float32, np.float64, np.int32, np.int64,
-               np.uint32, np.uint64):
-        a = (r.standard_normal((2, 64)) * 50).astype(dt)
-        radix.argsort(a, False)
-        radix.sort(a, False)
-        a[0, 0] = -0.0 if a.dtype.kind == "f" else a[0, 0]
-        radix.sort(a, False)
-    for dt in (np.float32, np.float64):
-        v = np.sort(r.integers(0, 5, 64).astype(dt))
-        ties.stable_ties(v, np.arange(64, dtype=np.int64), 4)
-    for dt in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
-               np.uint64):
-        a = r.integers(0, 50, 200).astype(dt)
-        for codes in (False, True):
-            counting.dense(a, 0, 50, codes)
+    for name in ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32",
+                 "int64", "uint8", "uint16", "uint32", "uint64"):
+        dt = _dtypes((name,))[0]
+        a = xp.asarray((r.standard_normal((2, 1 << 12)) * 50).astype(dt))
+        for descending in (False, True):
+            xp.sort(a, descending=descending)
+            xp.argsort(a, descending=descending)
+        xp.argsort(xp.asarray(np.zeros((2, 1 << 12), dt)))       # long runs of ties
+        xp.unique_values(a)
+        xp.unique_inverse(a)
+        xp.unique_counts(a)
+        xp.unique_all(a)
 
 
 def _pool():
@@ -314,13 +310,130 @@ def _pool():
         nn.adaptive_avg_pool2d(x, 1)
 
 
+def _conv():
+    import flexarray as xp
+    from flexarray import nn
+    r = _rng()
+    for dt in (xp.float32, xp.float64):
+        def a(*shape):
+            return xp.asarray(r.standard_normal(shape), dtype=dt)
+        x = a(1, 32, 12, 12)
+        nn.conv2d(x, a(32, 32, 3, 3), a(32), padding=1)              # Winograd 3x3
+        nn.conv2d(x, a(64, 32, 1, 4), padding=(0, 2))                # Winograd along W
+        nn.conv2d(x, a(16, 32, 2, 2), stride=2)                      # im2col + GEMM
+        nn.conv2d(x, a(32, 1, 3, 3), padding=1, groups=32)           # direct (depthwise)
+        nn.conv1d(a(2, 4, 16), a(8, 4, 3))
+        nn.conv3d(a(1, 2, 4, 6, 6), a(4, 2, 3, 3, 3))
+        nn.conv_transpose2d(a(1, 4, 6, 6), a(4, 3, 3, 3), stride=2)
+
+
+def _attention():
+    import flexarray as xp
+    from flexarray import nn
+    r = _rng()
+    for dt in (xp.float32, xp.float64):
+        def a(*shape):
+            return xp.asarray(r.standard_normal(shape), dtype=dt)
+        q, k, v = a(2, 2, 8, 16), a(2, 2, 8, 16), a(2, 2, 8, 16)
+        nn.scaled_dot_product_attention(q, k, v)
+        nn.scaled_dot_product_attention(q, k, v, is_causal=True)
+        nn.scaled_dot_product_attention(q, k, v, attn_mask=xp.ones((8, 8), dtype=xp.bool))
+        nn.scaled_dot_product_attention(q, k, v, attn_mask=a(8, 8))
+        q, k, v = a(1, 2, 700, 16), a(1, 2, 700, 16), a(1, 2, 700, 16)   # tiled path
+        nn.scaled_dot_product_attention(q, k, v)
+
+
+_NUMERIC = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+            "float16", "bfloat16", "float32", "float64", "complex64", "complex128")
+
+
+def _dtypes(names=_NUMERIC):
+    import ml_dtypes
+    import numpy as np
+    return [np.dtype(ml_dtypes.bfloat16) if n == "bfloat16" else np.dtype(n) for n in names]
+
+
+def _reduce():
+    import flexarray as xp
+    for dt in [np.dtype(np.bool_)] + _dtypes():
+        a = xp.asarray((np.arange(3 * 5 * 4100) % 3).reshape(3, 5, 4100).astype(dt))
+        for axis in (2, 0, None, 1, (0, 2)):
+            xp.sum(a, axis=axis)
+            xp.prod(a, axis=axis)
+            if dt.kind != "c":
+                xp.max(a, axis=axis)
+                xp.min(a, axis=axis)
+            if dt.kind in "fc" or dt.name == "bfloat16":
+                xp.mean(a, axis=axis)
+                xp.nansum(a, axis=axis)
+                xp.nanmean(a, axis=axis)
+            xp.sum(a[:, ::2, ::-1], axis=axis)
+
+
+def _copy():
+    import numpy as np
+    from flexarray._kernels.copy import gather, strided
+    for size in (1, 2, 4, 8, 16):
+        dt = {1: np.uint8, 2: np.uint16, 4: np.float32, 8: np.float64, 16: np.complex128}[size]
+        a = np.arange(4 * 6 * 8).reshape(4, 6, 8).astype(dt)
+        strided.ascontiguous(a.transpose(2, 0, 1))
+        strided.copy_into(np.empty((4, 6, 8), dt)[:, ::-1], a[::2].repeat(2, 0))
+        idx = np.array([3, 0, 1], np.intp)
+        gather.take(a, idx, 1, np.empty((4, 3, 8), dt))
+        gather.take(a.reshape(-1), idx, 0, np.empty(3, dt))
+
+
+def _select():
+    import numpy as np
+    from flexarray._kernels.elementwise import select
+    for dt in _dtypes(("uint8", "uint16", "float32", "float64")):
+        a = np.ones((4, 5), dt)
+        c = np.arange(20).reshape(4, 5) % 2 == 0
+        select.where(c, a, a[::-1], np.empty((4, 5), dt))
+        select.where(c, a[:, :1], a, np.empty((4, 5), dt))
+
+
+def _matmul():
+    import numpy as np
+    from flexarray._kernels.linalg import matmul
+    for dt in _dtypes(("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                       "uint64")):
+        a = np.ones((4, 5), dt)
+        matmul.int_matmul(a, a.T)
+        matmul.int_matmul(a, a.T[:, ::2])
+    for dt in _dtypes(("float16", "bfloat16")):
+        a = np.ones((4, 5), dt)
+        matmul.half_matmul(a, a.T)
+
+
+def _threads():
+    import numpy as np
+    from flexarray._kernels.nn.common import linger
+    linger(np.zeros(8, np.int64), 0, 1)
+
+
 RECIPES = {
     "fft": _fft,
     "half": _half,
     "argminmax": _argminmax,
     "sort": _sort,
+    "reduce": _reduce,
+    "copy": _copy,
+    "select": _select,
+    "matmul": _matmul,
+    "threads": _threads,
     "pool": _pool,
+    "conv": _conv,
+    "attention": _attention,
 }
+
+
+def uncompiled():
+    """The kernels no specialization of which is compiled in this process (helpers that
+    Numba inlines into their callers aside)."""
+    from flexarray._kernels import KERNELS
+    return [d for d in KERNELS
+            if not d.overloads and d.targetoptions.get("inline", "never") == "never"]
 
 
 def warm(jobs=1, names=None, progress=None):
