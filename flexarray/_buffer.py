@@ -206,6 +206,8 @@ def is_private(buf: Buffer) -> bool:
     st = buf.storage
     if st is None:
         return True
+    if len(st.families) == 1:
+        return st.families[0]() is buf
     with _lock:
         return all(b is buf for b in _prune(st))
 
@@ -222,7 +224,7 @@ def unshare(buf: Buffer, rewrite=None) -> bool:
     reads the old block): one pass over the memory instead of two. Returns whether
     ``write`` ran (if not, the caller writes as usual)."""
     st = buf.storage
-    if st is None:
+    if st is None or len(st.families) == 1:  # (alone on its block: the common case)
         return False
     others = [b for b in _prune(st) if b is not buf]
     if not others:

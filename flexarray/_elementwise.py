@@ -453,7 +453,12 @@ def apply_inplace(name, x, other):
         # straight into x's memory (NumPy copies overlapping operands itself)
         t = type(other)
         if t is float or t is int and -_EXACT < other < _EXACT:
-            x._write(_INPLACE_RUN[name], other)
+            buf = x._buf  # (held until the write ends: Array._write, inlined)
+            a = x._arr
+            if buf.views is None and a.flags.writeable:
+                _INPLACE_RUN[name](a, other)
+            else:
+                x._write(_INPLACE_RUN[name], other)
             return
         if t is Array and other._dtype is x._dtype and (
                 other._arr.shape == x._arr.shape or _fits(other._arr.shape, x._arr.shape)):
