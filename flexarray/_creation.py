@@ -108,6 +108,10 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
     (``copy=True``: private memory from its first write on). A NumPy array (or any
     buffer/DLPack/``__array__`` object) is shared when ``copy`` is None or False, as NumPy's
     ``asarray`` shares it: writes to either are seen by both. ``copy=True`` never shares.
+    flexarray has no date or time dtypes: a NumPy ``datetime64``/``timedelta64`` array
+    (without ``dtype``) is returned as the NumPy array it is (a copy with ``copy=True``), as
+    ``result_type`` and ``where`` hand such values to NumPy (xarray converts a time
+    coordinate with the data's ``asarray`` in ``idxmax``/``idxmin``).
     """
     if dtype is None and device is None and copy is None:  # the common cases, without the
         if type(obj) is Array:                              # checks below (~0.15-0.4 us less)
@@ -122,6 +126,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
             return wrap(np.array(obj, _dt.bool))
         if t is int and _INT64_MIN <= obj <= _INT64_MAX:
             return wrap(np.array(obj, _dt.default_int))
+    if type(obj) is np.ndarray and obj.dtype.kind in "mM" and dtype is None and device is None:
+        return obj.copy() if copy else obj  # NumPy's dates and times stay NumPy's (below)
     dtype = _check_dtype(dtype, "asarray")
     check_device(device, "asarray")
     check_copy(copy, "asarray")
@@ -307,8 +313,10 @@ def _fill_dtype(fill_value, dtype, func):
     if dtype is None:
         dtype = _dt.scalar_dtype(fill_value)
     elif _dt.KIND[dtype] == "b" and type(fill_value) is not builtins.bool:
-        raise TypeError(f"{func}: a {type(fill_value).__name__} fill_value cannot fill a bool "
-                        f"array")
+        if type(fill_value) is not int:
+            raise TypeError(f"{func}: a {type(fill_value).__name__} fill_value cannot fill a "
+                            f"bool array; allowed: a bool, or an int (nonzero is True)")
+        fill_value = fill_value != 0  # (NumPy, torch and array-api-strict take an int)
     elif (_dt.KIND[dtype] in "iu" and isinstance(fill_value, (float, complex))) or (
             _dt.KIND[dtype] == "f" and isinstance(fill_value, complex)):
         raise TypeError(f"{func}: a {type(fill_value).__name__} fill_value cannot fill a "

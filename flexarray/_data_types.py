@@ -28,10 +28,20 @@ def result_type(*arrays_and_dtypes):
             return a._dtype
         if isinstance(a, np.dtype) and (d := _dt._BY_NP.get(a)) is not None:
             return d  # one of flexarray's dtypes (NumPy's dtype objects)
+    if any(_date_or_time(a) for a in arrays_and_dtypes):  # NumPy's: see asarray
+        return np.result_type(*(a._arr if type(a) is Array else a for a in arrays_and_dtypes))
     return _dt.result_type(*arrays_and_dtypes)
 
 
-result_type.__doc__ = _dt.result_type.__doc__
+def _date_or_time(a) -> bool:
+    """Whether ``a`` is a NumPy datetime64/timedelta64 array, scalar or dtype."""
+    d = a if isinstance(a, np.dtype) else getattr(a, "dtype", None)
+    return isinstance(d, np.dtype) and d.kind in "mM" and not isinstance(a, Array)
+
+
+result_type.__doc__ = (_dt.result_type.__doc__ or "") + """
+    NumPy datetime64/timedelta64 arrays, scalars and dtypes among the arguments: NumPy's
+    ``result_type`` (flexarray has no date or time dtypes; see ``asarray``)."""
 
 
 def _dtype_of(x, func, name):
@@ -45,8 +55,12 @@ def astype(x, dtype, /, *, copy=True, device=None):
 
     ``dtype`` may be any spelling ``np.dtype()`` takes for a supported dtype. With an
     unchanged dtype, ``copy=True`` gives an O(1) lazy copy and ``copy=False`` x itself.
+    A NumPy datetime64/timedelta64 array or scalar gets NumPy's ``astype`` to a date or
+    time dtype (flexarray has none; see ``asarray``).
     """
     x = numpy_as_array(x)
+    if _date_or_time(x) and _date_or_time(np.dtype(dtype)) and device is None:
+        return np.asarray(x).astype(dtype, copy=copy)  # (xarray's where along time axes)
     if not isinstance(x, Array):
         raise TypeError(f"astype: 'x' must be a flexarray array, got {type(x).__name__}")
     dtype = _dt.normalize(dtype, "astype", allow_none=False)

@@ -2,9 +2,17 @@
 
 
 class Device:
-    """The CPU device: a singleton, hashable, equal only to itself."""
+    """The CPU device: a singleton, hashable, equal to itself and to the string ``'cpu'``
+    (NumPy's device is that string, torch's CPU device compares equal to it, and every
+    ``device=`` argument takes it; cubed compares its arrays' ``"cpu"`` with it)."""
 
     __slots__ = ()
+
+    def __eq__(self, other):
+        return other is self or (type(other) is str and other == "cpu")
+
+    def __hash__(self):
+        return hash("cpu")
 
     def __repr__(self):
         return "flexarray.Device('cpu')"

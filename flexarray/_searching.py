@@ -199,8 +199,18 @@ def where(condition, x1=_NOT_GIVEN, x2=_NOT_GIVEN, /):
     ``x1`` and ``x2`` may be Python scalars; the three broadcast together and the result
     has the promoted dtype of ``x1`` and ``x2`` (two scalars: the default dtype of the wider
     kind, as NumPy and torch give). ``where(condition)`` alone is
-    ``nonzero(condition)``, as in NumPy and torch (scikit-learn calls it so).
+    ``nonzero(condition)``, as in NumPy and torch (scikit-learn calls it so). With a NumPy
+    datetime64/timedelta64 array or scalar as ``x1`` or ``x2``, NumPy's ``where`` (a NumPy
+    array: flexarray has no date or time dtypes; xarray's ``idxmax`` along a time axis).
     """
+    if any(isinstance(getattr(v, "dtype", None), np.dtype) and v.dtype.kind in "mM" and
+           not isinstance(v, Array) for v in (x1, x2)):  # NumPy's dates and times
+        try:
+            return np.where(*(v._arr if isinstance(v, Array) else v
+                              for v in (condition, x1, x2)))
+        except (TypeError, ValueError) as e:  # (NumPy's promotion or broadcasting refused)
+            raise (TypeError if isinstance(e, TypeError) else ValueError)(
+                f"where: NumPy's where of dates or times: {e}") from None
     if np.ndarray in (type(condition), type(x1), type(x2)):  # (xarray's coordinates)
         condition, x1, x2 = map(numpy_as_array, (condition, x1, x2))
     if type(condition) is Array and condition._dtype is _dt.bool:

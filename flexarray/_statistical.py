@@ -21,7 +21,7 @@ from . import _dtypes as _dt
 from ._engines import dispatch
 from ._array import Array, wrap
 from ._helpers import (cast_result, check_array, check_bool, ignore_fp_errors,
-                       normalize_axis, reduction_axes)
+                       normalize_axis, numpy_as_array, reduction_axes)
 from ._reductions import UFUNCS, reduce_np
 
 __all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum",
@@ -191,7 +191,10 @@ def _float_result(func, x, allow_complex):
 def mean(x, /, *, axis=None, keepdims=False, dtype=None):
     """Arithmetic mean over ``axis``. Integer input gives the default float dtype; the mean
     of no elements is NaN. ``dtype``: NumPy's keyword (an extension; cubed passes it), the
-    floating dtype to accumulate in and return."""
+    floating dtype to accumulate in and return. A NumPy array is taken as ``asarray`` takes
+    it (cubed calls ``mean`` on NumPy arrays)."""
+    if type(x) is np.ndarray:
+        x = numpy_as_array(x)
     if type(x) is Array and dtype is None and x._dtype in _FLOAT_ACCUMULATION:
         # the common cases (~2 us less): what the general path below computes there
         a = x._arr

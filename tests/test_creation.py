@@ -149,7 +149,7 @@ def test_creation_errors():
     with pytest.raises(ValueError, match="'step' must not be 0"):
         xp.arange(0, 5, 0)
     with pytest.raises(TypeError, match="cannot fill a bool array"):
-        xp.full(2, 1, dtype=xp.bool)
+        xp.full(2, 1.5, dtype=xp.bool)  # (an int is taken: nonzero is True, as NumPy's)
     with pytest.raises(OverflowError, match="out of range for int8"):
         xp.full(2, 300, dtype=xp.int8)
     with pytest.raises(OverflowError, match="out of range for uint8"):
