@@ -141,7 +141,11 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         return wrap(obj._arr.astype(dtype))
     if isinstance(obj, np.ndarray) or (hasattr(obj, "__array__") and
                                        not isinstance(obj, (list, tuple))):
-        return _of_numpy(np.asarray(obj), dtype, copy)
+        try:
+            return _of_numpy(np.asarray(obj), dtype, copy)
+        except TypeError:  # (torch's bfloat16 has no __array__: DLPack below takes it)
+            if not hasattr(obj, "__dlpack__") or isinstance(obj, np.ndarray):
+                raise
     if hasattr(obj, "__dlpack__"):
         return from_dlpack(obj, copy=copy) if dtype is None else asarray(
             from_dlpack(obj, copy=copy), dtype=dtype, copy=copy)
@@ -228,7 +232,8 @@ def _check_int_range(obj, dtype):
 
 
 def from_dlpack(x, /, *, device=None, copy=None):
-    """An array from any object with ``__dlpack__``, sharing its memory unless copy=True."""
+    """An array from any object with ``__dlpack__``, sharing its memory unless copy=True.
+    DLPack's bfloat16 (torch's ``torch.bfloat16``) is taken as flexarray's bfloat16."""
     check_copy(copy, "from_dlpack")
     check_device(device, "from_dlpack")
     if not hasattr(x, "__dlpack__"):
@@ -243,8 +248,15 @@ def from_dlpack(x, /, *, device=None, copy=None):
             nd = np.from_dlpack(x)
             if copy:
                 nd = nd.copy()
-    except BufferError as e:  # the exporter's refusal, with the call named
-        raise BufferError(f"from_dlpack: {e}") from None
+    except (BufferError, RuntimeError) as e:  # (NumPy's RuntimeError: a dtype it lacks)
+        try:  # DLPack's bfloat16 (torch's), which NumPy does not read
+            nd = _dt.bfloat16_from_dlpack(x)
+        except (BufferError, RuntimeError, TypeError, ValueError):
+            nd = None
+        if nd is None:  # the exporter's refusal, with the call named
+            raise BufferError(f"from_dlpack: {e}") from None
+        if copy:
+            nd = nd.copy()
     _np_result(nd, "from_dlpack")
     return wrap(nd) if copy else wrap_foreign(nd)
 

@@ -383,3 +383,77 @@ class iinfo_object:
 
     def __repr__(self):
         return f"iinfo(bits={self.bits}, max={self.max}, min={self.min}, dtype={self.dtype})"
+
+
+# --- bfloat16 through DLPack -------------------------------------------------------------------
+#
+# DLPack has a bfloat16 code (kDLBfloat, 16 bits), which torch exchanges; NumPy's own DLPack
+# refuses ml_dtypes' dtypes both ways. Export: NumPy's capsule of the memory viewed as uint16
+# with its dtype code changed to kDLBfloat. Import: the producer's capsule with kDLBfloat
+# changed to kDLUInt, read by NumPy as uint16, viewed as bfloat16. The capsule's layout is
+# DLPack's ABI: DLTensor {void *data; DLDevice device (2 x int32); int32 ndim; DLDataType
+# dtype {uint8 code; uint8 bits; uint16 lanes}; ...}, the dtype at byte 20; in a
+# "dltensor" capsule the DLTensor comes first, in a "dltensor_versioned" one after
+# {DLPackVersion (2 x uint32); void *manager_ctx; void *deleter; uint64 flags}, 32 bytes.
+
+_DL_UINT, _DL_BFLOAT = 1, 4
+_DL_DTYPE_AT = {b"dltensor": 20, b"dltensor_versioned": 32 + 20}
+
+
+def _dlpack_dtype_field(capsule):
+    """The address of the DLDataType of an unconsumed DLPack capsule, or None."""
+    import ctypes
+    get_name = ctypes.PYFUNCTYPE(ctypes.c_char_p, ctypes.py_object)(
+        ("PyCapsule_GetName", ctypes.pythonapi))
+    get_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+        ("PyCapsule_GetPointer", ctypes.pythonapi))
+    name = get_name(capsule)
+    if name not in _DL_DTYPE_AT:
+        return None
+    return get_pointer(capsule, name) + _DL_DTYPE_AT[name]
+
+
+def _recode(capsule, old: int, new: int) -> bool:
+    """Change a 16-bit, one-lane DLPack dtype code ``old`` to ``new`` in place."""
+    import ctypes
+    at = _dlpack_dtype_field(capsule)
+    if at is None:
+        return False
+    code = ctypes.c_uint8.from_address(at)
+    if code.value != old or ctypes.c_uint8.from_address(at + 1).value != 16 or \
+            ctypes.c_uint16.from_address(at + 2).value != 1:
+        return False
+    code.value = new
+    return True
+
+
+def bfloat16_dlpack(nd: np.ndarray, max_version=None, copy=None):
+    """A DLPack capsule (kDLBfloat, 16 bits) of the bfloat16 NumPy array ``nd``'s memory."""
+    capsule = nd.view(np.uint16).__dlpack__(max_version=max_version, copy=copy)
+    _recode(capsule, _DL_UINT, _DL_BFLOAT)
+    return capsule
+
+
+class _Recoded:
+    """A DLPack producer that hands out one given capsule (for ``np.from_dlpack``)."""
+
+    def __init__(self, capsule, device):
+        self.capsule, self.device = capsule, device
+
+    def __dlpack__(self, **kwargs):
+        return self.capsule
+
+    def __dlpack_device__(self):
+        return self.device
+
+
+def bfloat16_from_dlpack(x):
+    """``x``'s memory as a bfloat16 NumPy array if ``x`` exports DLPack's bfloat16, else
+    None (the caller keeps NumPy's own error)."""
+    try:
+        capsule = x.__dlpack__(max_version=(1, 0))
+    except TypeError:  # a producer of DLPack before 1.0 (no max_version)
+        capsule = x.__dlpack__()
+    if not _recode(capsule, _DL_BFLOAT, _DL_UINT):
+        return None
+    return np.from_dlpack(_Recoded(capsule, x.__dlpack_device__())).view(bfloat16)
