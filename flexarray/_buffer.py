@@ -20,13 +20,21 @@ offset), and the other families keep the old block. This is Rust's ``Arc::make_m
 copies are never written by the original's writes, so a read of a copy already in progress
 on another thread never sees them. A family alone on its block writes in place.
 
-Threads (docs/value-model.md, "Under threads"): one lock orders lazy copies, moves and the
-tracking of new views. A write registers itself for its whole duration, so that a copy taken
-meanwhile is made at once (as NumPy's copy, it may see part of the write, but it never
-changes afterwards): a tracked family counts its writes in progress (``writing``); a write
-to an untracked family holds a reference to its Buffer, which a lazy copy sees in the
-Buffer's reference count and then copies at once. The same count tells a lazy copy whether
-the family has views it does not know (untracked views): then, too, it copies at once.
+Threads (docs/value-model.md, "Under threads"): one lock orders lazy copies and moves;
+views and writes take it only when they meet a move. A write registers itself for its whole
+duration, so that a copy taken meanwhile is made at once (as NumPy's copy, it may see part
+of the write, but it never changes afterwards): a tracked family lists its writes in
+progress (``writers``); a write to an untracked family holds a reference to its Buffer,
+which a lazy copy sees in the Buffer's reference count and then copies at once. The same
+count tells a lazy copy whether the family has views it does not know (untracked views):
+then, too, it copies at once.
+
+Without the lock, a new view or a write publishes itself first (appends to ``views`` or
+``writers``) and then looks (at the family's block, at the families sharing it), while a
+move publishes the family's new Storage first and then moves the views it finds, and a
+lazy copy publishes its family on the Storage first and then looks for writers: of each
+pair, at least one sees the other (the GIL orders one thread's stores before another's
+loads), and the one that sees takes the lock and waits for the other to finish.
 
 *Pinned* Buffers share their memory with code outside flexarray: imports
 (``asarray(numpy_array)``, ``from_dlpack``) and exports (``__array__``, ``__dlpack__``).
@@ -66,7 +74,7 @@ class Buffer:
     storage = None                        # a Storage once tracked
     views = None                          # None (untracked) or weakrefs to the family
     pinned = False                        # memory shared with code outside flexarray
-    writing = 0                           # writes in progress (tracked families)
+    writers = None                        # one item per write in progress (tracked)
     moved_from = None                     # {id(old block): its root's address} (moves)
 
 
@@ -107,17 +115,27 @@ def track(array, buf: Buffer) -> None:
     """Register ``array`` (a new view) with ``buf``'s family, a tracked one. A view made
     from a NumPy view read before the family moved points into the old block: it is
     moved to the family's block here."""
-    with _lock:
-        views = buf.views
-        if views is None:  # (a lazy copy that had begun tracking copied at once instead)
-            return
-        views.append(weakref.ref(array))
-        if len(views) & 63 == 0:  # drop the dead now and then (amortized O(1))
-            views[:] = [r for r in views if r() is not None]
-        st = buf.storage
-        a = array._arr
-        if st is not None and a is not st.block and a.base is not st.block and a.size:
-            array._arr = _rebased(a, buf, st)
+    views = buf.views
+    if views is None:  # (a lazy copy that had begun tracking copied at once instead)
+        return
+    views.append(weakref.ref(array))  # (first: a move from now on finds it)
+    if len(views) & 63 == 0:  # drop the dead now and then (amortized O(1))
+        with _lock:
+            n = len(views)  # (appends made meanwhile, after n, are kept)
+            views[:n] = [r for r in views[:n] if r() is not None]
+    st = buf.storage
+    a = array._arr
+    if st is not None and a.base is not st.block and a is not st.block:  # (_current)
+        with _lock:  # (a move is running or ran since the view was read: wait, then move it)
+            st = buf.storage
+            if not _current(array._arr, st):
+                array._arr = _rebased(array._arr, buf, st)
+
+
+def _current(a: np.ndarray, st: Storage) -> bool:
+    """Whether NumPy view ``a`` lies in ``st``'s block for sure (windows, whose base is
+    NumPy's stride-tricks object, and empty views are checked under the lock)."""
+    return a.base is st.block or a is st.block
 
 
 def _rebased(a: np.ndarray, buf: Buffer, st: Storage) -> np.ndarray:
@@ -161,13 +179,14 @@ def lazy_copy(x, nd: np.ndarray | None = None):
     if buf.pinned:
         return None
     with _lock:
-        if buf.writing:
+        if buf.writers:
             return None
         if buf.views is None:  # untracked: its first lazy copy
             root = _root_of(x._arr)
             if root is None:
                 return None
-            buf.views = []  # (first: a view made from now on registers itself)
+            buf.writers = []
+            buf.views = []  # (first: a view or write from now on registers itself)
             if _holders(x) != _SOLE + 1:  # (+1: the local ``buf``)
                 buf.views = None  # other views, or a write in progress, hold it
                 return None
@@ -176,17 +195,21 @@ def lazy_copy(x, nd: np.ndarray | None = None):
         st = buf.storage
         copy = Buffer()
         copy.storage = st
-        st.families.append(weakref.ref(copy))
+        copy.writers = []
+        st.families.append(weakref.ref(copy))  # (first: a write from now on moves)
+        if buf.writers:  # a write began meanwhile: it would go on into the copy's memory
+            st.families.pop()
+            return None
         if len(st.families) & 63 == 0:
             _prune(st)
+        if not _current(x._arr, st):  # (a view whose move has not reached it yet)
+            x._arr = _rebased(x._arr, buf, st)
         c = object.__new__(type(x))
         c._arr = x._arr if nd is None else nd
         c._buf = copy
         c._dtype = x._dtype
-        if nd is not None and c._arr is not x._arr:
-            a = c._arr
-            if a.base is not st.block and a is not st.block:
-                c._arr = _rebased(a, buf, st)
+        if nd is not None and not _current(nd, st):
+            c._arr = _rebased(nd, buf, st)
         copy.views = [weakref.ref(c)]
         return c
 
@@ -240,23 +263,33 @@ def tracked_write(x, fn, *args):
     """``fn(target, *args)``: a write through Array ``x`` of a tracked family, ``target``
     x's NumPy view after the family's memory is made its own, the write registered for
     its duration (a lazy copy made meanwhile is made at once)."""
-    buf = x._buf
-    with _lock:
-        registered = buf.views is not None  # (else a first lazy copy gave up tracking:
-        if registered:                      # untracked, and the local ``buf`` holds it)
-            unshare(buf)
-            buf.writing += 1
-    if not registered:
-        return _write_into(x, fn, args)
+    writers = x._buf.writers
+    if writers is None:  # (a first lazy copy that gave up: untracked, ``x`` holds it)
+        return _write_into(x._arr, x, fn, args)
+    writers.append(None)
     try:
-        return _write_into(x, fn, args)
+        return _write_into(_own(x), x, fn, args)
     finally:
-        with _lock:
-            buf.writing -= 1
+        writers.pop()
 
 
-def _write_into(x, fn, args):
+def _own(x) -> np.ndarray:
+    """Array ``x``'s NumPy view, its family's memory made its own (a registered writer's
+    view: no lazy copy can join the block meanwhile)."""
+    buf = x._buf
+    st = buf.storage
     a = x._arr
+    if len(st.families) > 1 or not _current(a, st):  # shared, or a move is running
+        with _lock:
+            unshare(buf)
+            st = buf.storage
+            a = x._arr
+            if not _current(a, st):
+                a = x._arr = _rebased(a, buf, st)
+    return a
+
+
+def _write_into(a, x, fn, args):
     if not a.flags.writeable:
         raise ValueError(read_only_message(x))
     return fn(a, *args)
@@ -267,32 +300,35 @@ class writing:
     target NumPy view now and writes later (NumPy's ``out=``): as :func:`tracked_write`,
     for any family."""
 
-    __slots__ = ("x", "buf", "registered")
+    __slots__ = ("x", "buf", "writers")
 
     def __init__(self, x):
         self.x = x
         self.buf = x._buf  # (held: an untracked family's write in progress, see lazy_copy)
-        self.registered = False
+        self.writers = None
 
     def __enter__(self) -> np.ndarray:
-        buf = self.buf
-        if buf.views is not None:
-            with _lock:
-                if buf.views is not None:
-                    unshare(buf)
-                    buf.writing += 1
-                    self.registered = True
-        a = self.x._arr
+        x = self.x
+        writers = self.buf.writers if self.buf.views is not None else None
+        if writers is None:
+            a = x._arr
+        else:
+            writers.append(None)
+            self.writers = writers
+            try:
+                a = _own(x)
+            except BaseException:
+                self.__exit__()
+                raise
         if not a.flags.writeable:
-            self.__exit__(None, None, None)
-            raise ValueError(read_only_message(self.x))
+            self.__exit__()
+            raise ValueError(read_only_message(x))
         return a
 
     def __exit__(self, *exc):
-        if self.registered:
-            self.registered = False
-            with _lock:
-                self.buf.writing -= 1
+        if self.writers is not None:
+            self.writers.pop()
+            self.writers = None
         return False
 
 
@@ -303,14 +339,11 @@ def rewrite(x, write) -> bool:
     buf = x._buf
     if buf.views is None:
         return False
-    with _lock:
-        if buf.storage is None or buf.writing or not x._arr.flags.writeable:
+    with _lock:  # (held while ``write`` runs: no copy, move or tracked write meanwhile)
+        if buf.storage is None or buf.writers or not x._arr.flags.writeable or \
+                not _current(x._arr, buf.storage):
             return False
-        buf.writing += 1
-        try:
-            return unshare(buf, (x._arr, write))
-        finally:
-            buf.writing -= 1
+        return unshare(buf, (x._arr, write))
 
 
 def pin(x) -> None:
@@ -357,20 +390,22 @@ def _move(buf: Buffer, st: Storage, rewrite=None) -> None:
         nd, write = rewrite
         write(np.ndarray(nd.shape, nd.dtype, new_root, 0, nd.strides))
     base = _address(flat)
-    alive = []
-    for r in buf.views:
-        a = r()
-        if a is None or a._buf is not buf:
-            continue
-        alive.append(r)
-        v = a._arr
-        if v.size == 0:
-            a._arr = np.empty(v.shape, v.dtype)
-        else:
-            if v is not st.block and v.base is not st.block:
-                v = _rebased(v, buf, st)  # (windows; or made before an earlier move)
-            a._arr = _view_in(new_root, v, _address(v) - base)
-    buf.views[:] = alive
     history = buf.moved_from = dict(buf.moved_from or {})
     history[id(st.block)] = base
-    buf.storage = Storage(new_root, buf)
+    new = buf.storage = Storage(new_root, buf)  # (first: a view tracked from now on sees it)
+    views = buf.views
+    i = 0
+    while i < len(views):  # (views appended meanwhile included)
+        a = views[i]()
+        i += 1
+        if a is None or a._buf is not buf:
+            continue
+        v = a._arr
+        if _current(v, new):  # (made from a view already moved)
+            continue
+        if v.size == 0:
+            a._arr = np.empty(v.shape, v.dtype)
+            continue
+        if not _current(v, st):
+            v = _rebased(v, buf, st)  # (windows; or made before an earlier move)
+        a._arr = _view_in(new_root, v, _address(v) - base)
