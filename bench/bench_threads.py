@@ -14,8 +14,8 @@ call); a cell's time is the median over rounds, its ratios the median of the per
 ratios (paired, so slow drifts of the shared machine cancel).
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE PYTHONPATH=. python bench/bench_threads.py \\
-        --json docs/threads.json [--forced] [--ops add_f64,exp_f32] [--max-size 16M]
-    python bench/plot_threads.py docs/threads.json docs/threads.png
+        --json bench/results/threads.json [--forced] [--ops add_f64,exp_f32] [--max-size 16M]
+    python bench/plot_threads.py bench/results/threads.json bench/results/threads.png
 
 The table prints per operation and size: times on one thread, default, NumPy, then
 default/one (above 1: the default is slower) and flexarray/NumPy, idle | busy.

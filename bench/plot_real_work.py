@@ -1,9 +1,12 @@
 """Plot bench_real_work.py's JSON: time of each backend relative to NumPy, per workload,
 one panel per size (log scale; left of 1 is faster than NumPy).
 
-    python bench/plot_real_work.py results.json docs/real_work.png
+    python bench/plot_real_work.py [bench/results/real_work.json [bench/results/real_work.png]]
+
+Without arguments it reads and writes the files in bench/results/.
 """
 import json
+import os
 import sys
 
 import matplotlib
@@ -11,12 +14,15 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 COLORS = {"flexarray": "tab:blue", "numpy-api": "tab:green", "torch": "tab:orange",
           "strict": "tab:gray"}
 
 
-def main(src, dst):
-    res = json.load(open(src))
+def main(src=os.path.join(RESULTS, "real_work.json"),
+         dst=os.path.join(RESULTS, "real_work.png")):
+    with open(src) as f:
+        res = json.load(f)
     sizes = list(res["meta"]["sizes"])
     names = [r["name"] for r in res["rows"] if r["size"] == sizes[0]]
     fig, axes = plt.subplots(1, len(sizes), figsize=(6.5 * len(sizes), 0.32 * len(names) + 1.6),
@@ -47,9 +53,11 @@ def main(src, dst):
     axes[0][0].set_yticks(range(len(names)), names, fontsize=7)
     axes[0][0].invert_yaxis()
     axes[0][0].legend(loc="lower right", fontsize=8)
-    fig.suptitle(f"scikit-learn / SciPy real work, {res['meta']['date']}", fontsize=10)
+    fig.suptitle(f"scikit-learn / SciPy real work, median of {res['meta']['repeat']} rounds",
+                 fontsize=10)
     fig.tight_layout()
     fig.savefig(dst, dpi=110)
+    print(f"wrote {dst}")
 
 
 if __name__ == "__main__":

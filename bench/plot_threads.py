@@ -2,10 +2,13 @@
 flexarray on one thread, flexarray's default thread count and NumPy (solid: second core
 idle, dashed: busy).
 
-    python bench/plot_threads.py docs/threads.json docs/threads.png
+    python bench/plot_threads.py [bench/results/threads.json [bench/results/threads.png]]
+
+Without arguments it reads and writes the files in bench/results/.
 """
 import json
 import math
+import os
 import sys
 
 import matplotlib
@@ -13,11 +16,12 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 STYLE = {"one": ("flexarray, 1 thread", "tab:blue"), "default": ("flexarray, default", "tab:red"),
          "forced": ("flexarray, 2 threads always", "tab:gray"), "numpy": ("NumPy", "tab:green")}
 
 
-def main(src, dst):
+def main(src=os.path.join(RESULTS, "threads.json"), dst=os.path.join(RESULTS, "threads.png")):
     with open(src) as f:
         data = json.load(f)
     by_op = {}
