@@ -62,7 +62,7 @@ from ._extensions import (cross, cumprod, cumsum, einsum, gradient, median, nana
 # the standard's extensions, and flexarray's own
 from . import fft, linalg, nn
 from . import lib  # NumPy's lib.stride_tricks.sliding_window_view path (xarray's rolling)
-from . import _dask, _extensions, _operators
+from . import _dask, _extensions, _protocols
 
 # constants
 e = _math.e
@@ -72,7 +72,7 @@ pi = _math.pi
 newaxis = None
 
 # operators and NumPy's protocols on Array
-_operators.install(_sys.modules[__name__], numpy_named=_extensions.__all__)
+_protocols.install(_sys.modules[__name__], numpy_named=_extensions.__all__)
 _dask.install()  # a Dask chunk type once dask.array is imported (docs/scaling.md)
 
 __all__ = [

@@ -201,7 +201,7 @@ class Array:
     """
 
     __slots__ = ("_arr", "_buf", "_dtype", "__weakref__")
-    # operators and NumPy's __array_ufunc__ are installed by flexarray._operators
+    # operators and NumPy's protocols and methods are installed by flexarray._protocols
 
     def __init__(self, *args, **kwargs):
         raise TypeError("flexarray.Array cannot be constructed directly; use "

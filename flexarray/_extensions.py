@@ -4,7 +4,7 @@ The standard has no NaN-ignoring reductions and no ``einsum``; Dask, xarray and 
 call NumPy's. flexarray provides them under NumPy's names with NumPy's signatures (the
 arguments listed below; NumPy's ``out=``, ``where=``, ``initial=`` are not taken), and
 ``np.nansum(x)``, ``np.einsum(...)`` on flexarray arrays run these through
-``__array_function__`` (see :data:`flexarray._operators.FUNCTIONS`; calls with arguments
+``__array_function__`` (see :data:`flexarray._protocols.numpy_protocols.FUNCTIONS`; calls with arguments
 these do not take run NumPy's implementation on the arrays' memory).
 
 - NaN reductions: ``nansum``, ``nanprod``, ``nanmax``, ``nanmin``, ``nanargmax``,

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import flexarray as xp
-from flexarray._operators import FUNCTIONS
+from flexarray._protocols.numpy_protocols import FUNCTIONS
 
 NAN_FUNCS = ["nansum", "nanprod", "nanmax", "nanmin", "nanargmax", "nanargmin", "nanmean",
              "nanvar", "nanstd", "nancumsum", "nancumprod", "cumsum", "cumprod"]

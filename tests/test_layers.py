@@ -39,7 +39,7 @@ LAYERS = {
     "flexarray._engines.dispatch": 4, "flexarray._helpers": 4, "flexarray._special": 4,
     "flexarray._reductions": 4,
     **{f"flexarray.{c}": 5 for c in CHAPTERS},
-    "flexarray._operators": 6,
+    "flexarray._protocols": 6,
     "flexarray.linalg": 7, "flexarray.fft": 7, "flexarray.nn": 7,
     "flexarray._extensions": 7, "flexarray.lib": 7, "flexarray._dask": 7,
     "flexarray": 8, "flexarray.__main__": 8,

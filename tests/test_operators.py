@@ -1,4 +1,4 @@
-"""NumPy's ufunc protocol and NumPy scalars on flexarray arrays (flexarray._operators)."""
+"""NumPy's ufunc protocol and NumPy scalars on flexarray arrays (flexarray._protocols)."""
 import operator
 
 import numpy as np

@@ -12,7 +12,8 @@ import pytest
 
 import flexarray as xp
 from helpers.lazy import lazy_small_copies  # noqa: F401 (autouse: lazy copies of small arrays)
-from flexarray import _elementwise, _extensions, _operators
+from flexarray import _elementwise, _extensions, _protocols
+from flexarray._protocols import operators as _operators
 
 N = _elementwise.ELIDE_MIN  # from this size a temporary left operand takes the result
 
@@ -40,10 +41,10 @@ def elisions(monkeypatch):
         return r
 
     monkeypatch.setattr(_elementwise, "apply_elided", counting)
-    _operators.install(xp, numpy_named=_extensions.__all__)
+    _protocols.install(xp, numpy_named=_extensions.__all__)
     yield count
     monkeypatch.undo()
-    _operators.install(xp, numpy_named=_extensions.__all__)
+    _protocols.install(xp, numpy_named=_extensions.__all__)
 
 
 class Holder:

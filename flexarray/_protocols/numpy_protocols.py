@@ -1,207 +1,27 @@
-"""Python operators and NumPy's ufunc protocol on :class:`Array`, installed from one table.
+"""NumPy's override protocols on :class:`Array`: ufuncs (NEP 13) and functions (NEP 18).
 
-This module sits above the chapter modules: it binds their functions to the array's
-dunder methods (``x + y`` is ``add(x, y)``, ``x += y`` writes into ``x``'s memory, ``x @ y``
-is ``matmul``) and to NumPy's ``__array_ufunc__`` protocol (NEP 13), so that ``np.exp(x)``,
-``np.add(x, 1)`` or ``ndarray * x`` run flexarray's code and return flexarray arrays.
+``np.exp(x)``, ``np.add(x, 1, out=x)`` or ``ndarray * x`` run flexarray's elementwise
+functions; ``np.sum(x)``, ``np.concatenate([x, y])`` run the namespace's function of the
+same meaning, and NumPy's own implementation on the shared memory where flexarray has none
+or the arguments are NumPy's alone (``out=``, ``order=``): flexarray arrays in, flexarray
+arrays out. Arrays NumPy writes (``out=``, ``ufunc.at``, ``np.copyto``'s ``dst``) are
+registered as written for the duration of the call (:class:`._buffer.writing`).
 """
 from __future__ import annotations
 
 import contextlib
-import dis
 import inspect
-import sys
-import sysconfig
 
 import numpy as np
 
-from . import _dtypes as _dt
-from . import _elementwise
-from ._array import Array, _new, copy_of, wrap, wrap_foreign
-from ._buffer import writing
-from ._dtypes import from_np
-from ._creation import asarray
-from ._linear_algebra import matmul
+from .. import _dtypes as _dt
+from .. import _elementwise
+from .._array import Array, _new, wrap, wrap_foreign
+from .._buffer import writing
+from .._creation import asarray
+from .._dtypes import from_np
 
-__all__ = ["install"]
-
-#: dunder stem -> elementwise function, for ``x <op> y``, ``y <op> x`` and ``x <op>= y``
-BINARY = {
-    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
-    "floordiv": "floor_divide", "mod": "remainder", "pow": "pow", "and": "bitwise_and",
-    "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "bitwise_left_shift",
-    "rshift": "bitwise_right_shift",
-}
-COMPARISONS = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
-               "eq": "equal", "ne": "not_equal"}
-UNARY = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}
-
-#: what an operator takes beside an array (NumPy scalars count as Python scalars; NumPy
-#: arrays are shared as ``asarray`` shares them, see :func:`_coerce`; anything else returns
-#: NotImplemented)
-OPERAND_TYPES = (Array, float, int, complex, np.generic)  # (bool: an int)
-
-
-def _coerce(other):
-    """A NumPy array operand as flexarray takes it (shared memory), or None when it is not
-    one or its dtype is not one of flexarray's. Operators take NumPy arrays themselves
-    rather than through the ufunc protocol below: ``x += ndarray`` must write into ``x``
-    (a NotImplemented there made Python rebind ``x`` to ``x + ndarray``, and views of ``x``
-    kept the old values), and ``x * ndarray`` costs ~1 us, not ~3.5 us."""
-    if type(other) is not np.ndarray:
-        return None
-    try:
-        return asarray(other)
-    except TypeError:
-        return None
-
-
-def _with_ndarray(func, a, b, other):
-    """``func(a, b)`` with the NumPy array ``other`` (one of a, b) taken as flexarray's;
-    NotImplemented, so that NumPy's reflected operator and the ufunc protocol give NumPy's
-    meaning, for dtypes and promotions flexarray does not have (int8 + uint64 ndarray)."""
-    fast = getattr(func, "with_ndarray", None)
-    if fast is not None and type(other) is np.ndarray:
-        r = fast(a, b)
-        if r is not None:
-            return r
-    o = _coerce(other)
-    if o is None:
-        return NotImplemented
-    try:
-        return func(o, b) if a is other else func(a, o)
-    except TypeError:
-        return NotImplemented
-
-
-#: whether temporaries may be told from named arrays by their reference count. Proven (by
-#: tests/test_reliability.py) on CPython 3.11-3.13 with the GIL: there the interpreter's
-#: stack owns a reference to every operand. CPython 3.14 pushes borrowed references
-#: (LOAD_FAST_BORROW), so a named local shows a temporary's count and would be
-#: overwritten; free-threaded builds count references differently; other interpreters
-#: have no sys.getrefcount to trust. Elsewhere every operator allocates its result.
-ELISION = (sys.implementation.name == "cpython" and (3, 11) <= sys.version_info[:2] <= (3, 13)
-           and not sysconfig.get_config_var("Py_GIL_DISABLED"))
-
-_BINARY_OP = dis.opmap.get("BINARY_OP")
-
-
-def _called_by_operator() -> bool:
-    """Whether the code that called the operator method (two frames up from here) is
-    executing a binary operator (BINARY_OP), not an explicit call or a C function."""
-    f = sys._getframe(2)
-    return f.f_code.co_code[f.f_lasti] == _BINARY_OP
-
-
-class _TempProbe:
-    def __add__(self, other):  # the same shape as the operator methods below
-        return sys.getrefcount(self)
-
-
-#: reference count of ``self`` inside an operator method when ``self`` is a temporary
-_TEMP_REFS = _TempProbe() + 0
-
-
-def _forward(func):
-    def op(self, other):
-        if not isinstance(other, OPERAND_TYPES):
-            return _with_ndarray(func, self, other, other)
-        return func(self, other)
-    return op
-
-
-def _forward_eliding(name, func):
-    """Like ``_forward``; a large temporary left operand (``a * b`` in ``a * b + c``)
-    takes the result in its own memory, as NumPy's temporary elision does: a fresh
-    output costs first-touch page faults (~5 ms per 8 MB here) while the temporary's
-    memory is warm. It is a temporary only if nothing but the interpreter's stack
-    holds it (the reference count) and the caller is the operator syntax itself
-    (BINARY_OP): an explicit ``t.__add__(c)`` shows the same count for a named ``t``."""
-    elide_min, apply_elided = _elementwise.ELIDE_MIN, _elementwise.apply_elided
-
-    def op(self, other):
-        if type(other) is not Array and not isinstance(other, OPERAND_TYPES):
-            return _with_ndarray(func, self, other, other)
-        if (self._arr.size >= elide_min and sys.getrefcount(self) <= _TEMP_REFS
-                and _called_by_operator()):
-            r = apply_elided(name, self, other)
-            if r is not None:
-                return r
-        return func(self, other)
-    return op
-
-
-def _equality(stem, func):
-    """``==``/``!=``: as the other comparisons, but a list or tuple operand raises
-    TypeError (NumPy compares elementwise; Python's fallback would answer one False or
-    True for the whole array: a silent wrong answer)."""
-    symbol = "==" if stem == "eq" else "!="
-
-    def op(self, other):
-        if not isinstance(other, OPERAND_TYPES):  # (as _forward's, with the check)
-            if isinstance(other, (list, tuple)):
-                raise TypeError(f"{symbol}: a flexarray array compared with a "
-                                f"{type(other).__name__} is not compared elementwise; "
-                                f"convert it first: x {symbol} flexarray.asarray(...)")
-            return _with_ndarray(func, self, other, other)
-        return func(self, other)
-    return op
-
-
-def _reflected(func):
-    def op(self, other):
-        if not isinstance(other, OPERAND_TYPES):
-            return _with_ndarray(func, other, self, other)
-        return func(other, self)
-    return op
-
-
-def _reflected_eliding(name, func):
-    """Like ``_reflected``; a large temporary right operand (``-2 * (a @ b)``) takes the
-    result in its own memory, as in :func:`_forward_eliding` (NumPy elides it too: in
-    scikit-learn's euclidean_distances, ``-2 * X @ Y.T`` of 256 x 50,000 float64)."""
-    elide_min, apply_elided = _elementwise.ELIDE_MIN, _elementwise.apply_elided
-
-    def op(self, other):
-        if not isinstance(other, OPERAND_TYPES):
-            return _with_ndarray(func, other, self, other)
-        if (self._arr.size >= elide_min and sys.getrefcount(self) <= _TEMP_REFS
-                and _called_by_operator()):
-            r = apply_elided(name, self, other, reflected=True)
-            if r is not None:
-                return r
-        return func(other, self)
-    return op
-
-
-def _inplace(name):
-    def op(self, other):
-        if not isinstance(other, OPERAND_TYPES):
-            nd = other
-            if (other := _coerce(nd)) is None:
-                if type(nd) is np.ndarray:  # NotImplemented would rebind x: a lost write
-                    raise TypeError(f"{name} in place: y is a NumPy array of dtype "
-                                    f"{nd.dtype}, which flexarray does not have; allowed: "
-                                    f"flexarray arrays, NumPy arrays of its dtypes, scalars")
-                return NotImplemented
-        _elementwise.apply_inplace(name, self, other)
-        return self
-    return op
-
-
-def _imatmul(self, other):
-    if not isinstance(other, Array) and (other := _coerce(other)) is None:
-        return NotImplemented
-    r = matmul(self, other)
-    if r.shape != self.shape or r.dtype != self.dtype:
-        raise ValueError(f"x @= y must keep x's shape {self.shape} and dtype "
-                         f"{self.dtype}; got {r.shape} {r.dtype}")
-    self._write(_assign, r._arr)
-    return self
-
-
-def _assign(out, r):
-    out[...] = r
+__all__ = ["install", "UFUNCS", "FUNCTIONS", "array_ufunc", "array_function"]
 
 
 # --- NumPy's ufunc protocol (NEP 13) --------------------------------------------------------
@@ -533,149 +353,11 @@ def array_function(self, func, types, args, kwargs):
     return _from_numpy(r, inputs, _foreign_in((args, kwargs), []))
 
 
-# --- NumPy's ndarray methods ---------------------------------------------------------------
-#
-# Code written for NumPy calls ndarray methods on whatever ``np.*`` returned, and with NEP 18
-# ``np.where(x, 1, 0)`` returns a flexarray array: SciPy's ndimage does
-# ``np.where(input, 1, 0).astype(np.int8)``. Duck arrays (CuPy, Dask) therefore carry
-# NumPy's methods; so does flexarray. Each calls the NumPy function of the same name, which
-# NEP 18 routes to flexarray's implementation where the arguments fit it and to NumPy's on
-# the shared memory otherwise: NumPy's meaning either way, flexarray arrays out.
-
-NDARRAY_METHODS = (
-    "all", "any", "argmax", "argmin", "argsort", "clip", "conj", "conjugate",
-    "cumprod", "cumsum", "diagonal", "dot", "max", "mean", "min", "nonzero", "prod", "ravel",
-    "repeat", "round", "searchsorted", "squeeze", "std", "sum", "swapaxes", "take", "trace",
-    "var",
-)
-
-
-def _ndarray_method(func):
-    def method(self, *args, **kwargs):
-        return func(self, *args, **kwargs)
-    method.__name__ = func.__name__
-    method.__doc__ = f"NumPy's ``ndarray.{func.__name__}``: ``np.{func.__name__}(x, ...)``."
-    return method
-
-
-def _shape_args(args):
-    """``x.reshape(2, 3)`` and ``x.reshape((2, 3))`` alike, as NumPy's methods take them."""
-    return args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
-
-
-def _reshape_method(self, *shape, order="C", copy=None):
-    """NumPy's ``ndarray.reshape``: ``x.reshape(2, 3)`` or ``x.reshape((2, 3))``."""
-    return np.reshape(self, _shape_args(shape), order=order, copy=copy)
-
-
-def _transpose_method(self, *axes):
-    """NumPy's ``ndarray.transpose``: reversed axes, or the given order (a view)."""
-    axes = _shape_args(axes)
-    return np.transpose(self, axes if axes else None)
-
-
-def _astype_method(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
-    """NumPy's ``ndarray.astype`` with NumPy's casting rules (complex to real drops the
-    imaginary part with NumPy's ComplexWarning; the standard's ``astype(x, dtype)``, the
-    namespace function, refuses). An unchanged dtype gives an O(1) lazy copy (``self`` with
-    ``copy=False``); a dtype flexarray lacks raises TypeError."""
-    dt = _dt.normalize(dtype, "Array.astype", allow_none=False)
-    if dt is self._dtype and order in ("K", "A"):
-        return copy_of(self) if copy else self
-    return wrap(self._arr.astype(dt, order=order, casting=casting, copy=True))
-
-
-def _view_method(self, dtype=None, type=None):
-    """NumPy's ``ndarray.view``: a view of the same elements (in x's family: writes through
-    either are seen by both), reinterpreted as ``dtype`` if one is given. For a dtype
-    flexarray does not have (zarr's ``'V8'``), a NumPy view of the memory, exported as
-    ``__array__`` exports."""
-    if type is not None:
-        raise TypeError("view: flexarray arrays cannot be viewed as another array type; "
-                        "use np.asarray(x) for a NumPy array sharing x's memory")
-    if dtype is None:
-        return _new(self._arr.view(), self._buf, self._dtype)
-    try:
-        dt = _dt.normalize(dtype, "Array.view")
-    except TypeError:
-        return self._export().view(dtype)
-    return _new(self._arr.view(dt), self._buf, dt)
-
-
-def _sort_method(self, axis=-1, kind=None, order=None):
-    """NumPy's ``ndarray.sort``: sorts ``x`` in place (through its views' shared memory);
-    float16 by NumPy's stable sort (its default one is wrong on some CPUs:
-    ``_sorting._kind``)."""
-    if self._arr.dtype == np.float16 and kind in (None, "quicksort", "heapsort"):
-        kind = "stable"
-    self._write(np.ndarray.sort, axis, kind, order)
-
-
-def _fill_method(self, value):
-    """NumPy's ``ndarray.fill``: every element set to ``value``, in place."""
-    self[...] = value
-
-
-def _copy_method(self, order="C"):
-    """NumPy's ``ndarray.copy``: C-contiguous by default as NumPy's; O(1) (a lazy copy)
-    when the layout already is what ``order`` asks."""
-    a = self._arr
-    if (order == "C" and not a.flags.c_contiguous) or (order == "F" and not a.flags.f_contiguous):
-        return wrap(a.copy(order=order))
-    return copy_of(self)
-
-
-def _flatten_method(self, order="C"):
-    """NumPy's ``ndarray.flatten``: a 1-D copy."""
-    return wrap(self._arr.flatten(order=order))
-
-
-NDARRAY_SPECIAL = {
-    "reshape": _reshape_method, "transpose": _transpose_method, "astype": _astype_method,
-    "view": _view_method, "sort": _sort_method, "fill": _fill_method, "copy": _copy_method,
-    "flatten": _flatten_method,
-    "compress": lambda self, condition, axis=None, out=None: np.compress(condition, self,
-                                                                          axis, out),
-    "item": lambda self, *args: self._arr.item(*args),
-    "tolist": lambda self: self._arr.tolist(),
-}
-
-NDARRAY_PROPERTIES = {
-    "nbytes": lambda self: self._arr.nbytes,
-    "itemsize": lambda self: self._arr.itemsize,
-    "strides": lambda self: self._arr.strides,
-    "real": lambda self: np.real(self),
-    "imag": lambda self: np.imag(self),
-}
-
-
 def install(namespace, numpy_named=()) -> None:
-    """Bind every operator, its reflected and in-place forms, and NumPy's protocols
-    (``namespace``: the complete flexarray namespace, for NEP 18's function table;
-    ``numpy_named``: its NumPy-named extensions, routed from ``np.<name>`` too)."""
-    for stem, name in BINARY.items():
-        func = getattr(_elementwise, name)
-        setattr(Array, f"__{stem}__", _forward_eliding(name, func) if ELISION else
-                _forward(func))
-        setattr(Array, f"__r{stem}__", _reflected_eliding(name, func) if ELISION else
-                _reflected(func))
-        setattr(Array, f"__i{stem}__", _inplace(name))
-    for stem, name in COMPARISONS.items():
-        setattr(Array, f"__{stem}__", _forward(getattr(_elementwise, name)) if stem not in
-                ("eq", "ne") else _equality(stem, getattr(_elementwise, name)))
-    for stem, name in UNARY.items():
-        setattr(Array, f"__{stem}__", getattr(_elementwise, name))
-    Array.__matmul__ = _forward(matmul)
-    Array.__rmatmul__ = _reflected(matmul)
-    Array.__imatmul__ = _imatmul
-    Array.__hash__ = None
+    """Install both protocols on :class:`Array` (``namespace``: the complete flexarray
+    namespace, for NEP 18's function table; ``numpy_named``: its NumPy-named extensions,
+    routed from ``np.<name>`` too)."""
     Array.__array_ufunc__ = array_ufunc
     FUNCTIONS.update(_function_table(namespace, numpy_named))
     Array.__array_function__ = array_function
-    for name in NDARRAY_METHODS:
-        setattr(Array, name, _ndarray_method(getattr(np, name)))
-    for name, method in NDARRAY_SPECIAL.items():
-        setattr(Array, name, method)
-    for name, getter in NDARRAY_PROPERTIES.items():
-        setattr(Array, name, property(getter))
     Array.__array_priority__ = 0.0  # as ndarray's (Dask's tensordot picks by it)
