@@ -505,7 +505,7 @@ def _compute_into(out, name, func, other, dt):
     _compute(name, func, (out, _apart(a2, out)), dt, out=out)
 
 
-# --- the namespace functions, one per table entry (explicit names: greppable) ---------------
+# --- the namespace functions: one per table entry, made from the table by name --------------
 
 def _named(name, f):
     f.__name__ = f.__qualname__ = name
@@ -513,72 +513,11 @@ def _named(name, f):
     return f
 
 
-abs = _named("abs", _make_unary("abs", *UNARY["abs"][:2]))
-acos = _named("acos", _make_unary("acos", *UNARY["acos"][:2]))
-acosh = _named("acosh", _make_unary("acosh", *UNARY["acosh"][:2]))
-asin = _named("asin", _make_unary("asin", *UNARY["asin"][:2]))
-asinh = _named("asinh", _make_unary("asinh", *UNARY["asinh"][:2]))
-atan = _named("atan", _make_unary("atan", *UNARY["atan"][:2]))
-atanh = _named("atanh", _make_unary("atanh", *UNARY["atanh"][:2]))
-bitwise_invert = _named("bitwise_invert", _make_unary("bitwise_invert", *UNARY["bitwise_invert"][:2]))
-ceil = _named("ceil", _make_unary("ceil", *UNARY["ceil"][:2]))
-conj = _named("conj", _make_unary("conj", *UNARY["conj"][:2]))
-cos = _named("cos", _make_unary("cos", *UNARY["cos"][:2]))
-cosh = _named("cosh", _make_unary("cosh", *UNARY["cosh"][:2]))
-exp = _named("exp", _make_unary("exp", *UNARY["exp"][:2]))
-expm1 = _named("expm1", _make_unary("expm1", *UNARY["expm1"][:2]))
-floor = _named("floor", _make_unary("floor", *UNARY["floor"][:2]))
-imag = _named("imag", _make_unary("imag", *UNARY["imag"][:2]))
-isfinite = _named("isfinite", _make_unary("isfinite", *UNARY["isfinite"][:2]))
-isinf = _named("isinf", _make_unary("isinf", *UNARY["isinf"][:2]))
-isnan = _named("isnan", _make_unary("isnan", *UNARY["isnan"][:2]))
-log = _named("log", _make_unary("log", *UNARY["log"][:2]))
-log1p = _named("log1p", _make_unary("log1p", *UNARY["log1p"][:2]))
-log2 = _named("log2", _make_unary("log2", *UNARY["log2"][:2]))
-log10 = _named("log10", _make_unary("log10", *UNARY["log10"][:2]))
-logical_not = _named("logical_not", _make_unary("logical_not", *UNARY["logical_not"][:2]))
-negative = _named("negative", _make_unary("negative", *UNARY["negative"][:2]))
-positive = _named("positive", _make_unary("positive", *UNARY["positive"][:2]))
-real = _named("real", _make_unary("real", *UNARY["real"][:2]))
-reciprocal = _named("reciprocal", _make_unary("reciprocal", *UNARY["reciprocal"][:2]))
-sign = _named("sign", _make_unary("sign", *UNARY["sign"][:2]))
-signbit = _named("signbit", _make_unary("signbit", *UNARY["signbit"][:2]))
-sin = _named("sin", _make_unary("sin", *UNARY["sin"][:2]))
-sinh = _named("sinh", _make_unary("sinh", *UNARY["sinh"][:2]))
-square = _named("square", _make_unary("square", *UNARY["square"][:2]))
-sqrt = _named("sqrt", _make_unary("sqrt", *UNARY["sqrt"][:2]))
-tan = _named("tan", _make_unary("tan", *UNARY["tan"][:2]))
-tanh = _named("tanh", _make_unary("tanh", *UNARY["tanh"][:2]))
-trunc = _named("trunc", _make_unary("trunc", *UNARY["trunc"][:2]))
-
-add = _named("add", _make_binary("add", *BINARY["add"][:2]))
-atan2 = _named("atan2", _make_binary("atan2", *BINARY["atan2"][:2]))
-bitwise_and = _named("bitwise_and", _make_binary("bitwise_and", *BINARY["bitwise_and"][:2]))
-bitwise_left_shift = _named("bitwise_left_shift", _make_binary("bitwise_left_shift", *BINARY["bitwise_left_shift"][:2]))
-bitwise_or = _named("bitwise_or", _make_binary("bitwise_or", *BINARY["bitwise_or"][:2]))
-bitwise_right_shift = _named("bitwise_right_shift", _make_binary("bitwise_right_shift", *BINARY["bitwise_right_shift"][:2]))
-bitwise_xor = _named("bitwise_xor", _make_binary("bitwise_xor", *BINARY["bitwise_xor"][:2]))
-copysign = _named("copysign", _make_binary("copysign", *BINARY["copysign"][:2]))
-divide = _named("divide", _make_binary("divide", *BINARY["divide"][:2]))
-equal = _named("equal", _make_binary("equal", *BINARY["equal"][:2]))
-floor_divide = _named("floor_divide", _make_binary("floor_divide", *BINARY["floor_divide"][:2]))
-greater = _named("greater", _make_binary("greater", *BINARY["greater"][:2]))
-greater_equal = _named("greater_equal", _make_binary("greater_equal", *BINARY["greater_equal"][:2]))
-hypot = _named("hypot", _make_binary("hypot", *BINARY["hypot"][:2]))
-less = _named("less", _make_binary("less", *BINARY["less"][:2]))
-less_equal = _named("less_equal", _make_binary("less_equal", *BINARY["less_equal"][:2]))
-logaddexp = _named("logaddexp", _make_binary("logaddexp", *BINARY["logaddexp"][:2]))
-logical_and = _named("logical_and", _make_binary("logical_and", *BINARY["logical_and"][:2]))
-logical_or = _named("logical_or", _make_binary("logical_or", *BINARY["logical_or"][:2]))
-logical_xor = _named("logical_xor", _make_binary("logical_xor", *BINARY["logical_xor"][:2]))
-maximum = _named("maximum", _make_binary("maximum", *BINARY["maximum"][:2]))
-minimum = _named("minimum", _make_binary("minimum", *BINARY["minimum"][:2]))
-multiply = _named("multiply", _make_binary("multiply", *BINARY["multiply"][:2]))
-nextafter = _named("nextafter", _make_binary("nextafter", *BINARY["nextafter"][:2]))
-not_equal = _named("not_equal", _make_binary("not_equal", *BINARY["not_equal"][:2]))
-pow = _named("pow", _make_binary("pow", *BINARY["pow"][:2]))
-remainder = _named("remainder", _make_binary("remainder", *BINARY["remainder"][:2]))
-subtract = _named("subtract", _make_binary("subtract", *BINARY["subtract"][:2]))
+for _name, _entry in UNARY.items():
+    globals()[_name] = _named(_name, _make_unary(_name, *_entry[:2]))
+for _name, _entry in BINARY.items():
+    globals()[_name] = _named(_name, _make_binary(_name, *_entry[:2]))
+del _name, _entry
 
 
 def clip(x, /, min=None, max=None):
@@ -696,14 +635,4 @@ _ROUND_EXACT = 350
 round.__module__ = __name__
 
 
-__all__ = [
-    "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
-    "bitwise_invert", "bitwise_left_shift", "bitwise_or", "bitwise_right_shift",
-    "bitwise_xor", "ceil", "clip", "conj", "copysign", "cos", "cosh", "divide", "equal",
-    "exp", "expm1", "floor", "floor_divide", "greater", "greater_equal", "hypot", "imag",
-    "isfinite", "isinf", "isnan", "less", "less_equal", "log", "log10", "log1p", "log2",
-    "logaddexp", "logical_and", "logical_not", "logical_or", "logical_xor", "maximum",
-    "minimum", "multiply", "negative", "nextafter", "not_equal", "positive", "pow", "real",
-    "reciprocal", "remainder", "round", "sign", "signbit", "sin", "sinh", "sqrt", "square",
-    "subtract", "tan", "tanh", "trunc",
-]
+__all__ = sorted([*UNARY, *BINARY, "clip"])  # (the functions made from the tables above)
