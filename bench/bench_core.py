@@ -1,5 +1,9 @@
-"""Issue 2 benchmarks: elementwise math, scalar access, small-array overhead, views,
-in-place updates; flexarray vs NumPy vs PyTorch CPU in one run."""
+"""Core benchmarks: elementwise math, scalar access, small-array overhead, views,
+in-place updates; flexarray vs NumPy vs PyTorch CPU in one run (bench/_harness.py: each
+case side by side, best of 5 rotated rounds; ``BENCH_ROUNDS`` sets the rounds).
+
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/bench_core.py
+"""
 import os
 import sys
 

@@ -1,6 +1,7 @@
 """FFT benchmark: flexarray.fft vs numpy.fft, scipy.fft and torch.fft, in one run.
 
 Run:  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/bench_fft.py [--rounds N]
+          [--small-only] [--json out.json]
       ... bench_fft.py --grid      the gate FFT_KERNEL_MIN_N_*: np.fft / kernel over (rows, n)
 
 Cases: the batched (256 x 4096, 1024 x 1024, 64 x 16384) and 1-D (2^20) real FFTs, where
@@ -8,13 +9,13 @@ flexarray's kernel runs, and small 1-D calls (256 points, and 64 segments of 256
 spectral functions transform them), where flexarray goes straight to pocketfft and only its
 overhead shows.
 
-Timing: every round runs each library in turn, a block of calls each (the best call of the
-block counts: torch's OpenMP threads and flexarray's pool helpers keep polling for a while
-after a call, which would tax whichever library ran next). Printed: the best time of each
-library over the rounds, and the median over rounds of the per-round ratio
-other / flexarray.fft (> 1: flexarray faster). "kernel" is flexarray's Numba kernel called
-on NumPy arrays (no frontend); scipy runs with workers=2 on the big cases, as torch runs
-with 2 threads.
+Timing (bench/_harness.py): every round runs each library in turn, a block of calls each
+(the best timing of the block counts: torch's OpenMP threads and flexarray's pool helpers
+keep polling for a while after a call, which would tax whichever library ran next).
+Printed: the best time of each library over the rounds, and the median over rounds of the
+per-round ratio other / flexarray.fft (> 1: flexarray faster). "kernel" is flexarray's
+Numba kernel called on NumPy arrays (no frontend); scipy runs with workers=2 on the big
+cases, as torch runs with 2 threads.
 """
 import argparse
 import os
@@ -25,18 +26,16 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import flexarray as xp
-from flexarray._kernels.fft import rfft as K
+import flexarray as xp  # noqa: E402
+from flexarray._kernels.fft import rfft as K  # noqa: E402
+from _harness import Table, batch, best, meta, paired_ratio, rounds, torch, write_json  # noqa: E402
 
 try:
     import scipy.fft as sfft
 except ImportError:             # pragma: no cover
     sfft = None
-try:
-    import torch
-except ImportError:             # pragma: no cover
-    torch = None
 
 BIG = [(kind, shape, dt) for kind in ("rfft", "irfft")
        for shape in ((256, 4096), (1024, 1024), (64, 16384), (1 << 20,))
@@ -69,45 +68,40 @@ def candidates(kind, shape, dt, rng, big):
     return c
 
 
-def measure(funcs, rounds, block, inner):
+def measure(funcs, n_rounds, block, inner):
     """name -> best seconds per call in each round (a block of `block` timings of `inner`
-    calls each)."""
+    calls each), the libraries in a fixed order."""
     for f in funcs.values():        # warm up (compiles, plans, thread pools)
         f()
         f()
-    per = {k: [] for k in funcs}
-    for _ in range(rounds):
-        for k, f in funcs.items():
-            best = float("inf")
-            for _ in range(block):
-                t0 = time.perf_counter()
-                for _ in range(inner):
-                    f()
-                best = min(best, (time.perf_counter() - t0) / inner)
-            per[k].append(best)
-    return per
+    return rounds({k: batch(f, inner, block) for k, f in funcs.items()}, n_rounds,
+                  rotate=False)
 
 
-def table(title, cases, rounds, block, inner, unit, scale, big):
+def table(title, cases, n_rounds, block, inner, unit, scale, big):
     rng = np.random.default_rng(0)
     rows = []
     for kind, shape, dt in cases:
         rows.append((kind, shape, dt, measure(candidates(kind, shape, dt, rng, big),
-                                              rounds, block, inner)))
+                                              n_rounds, block, inner)))
     names = []
     for *_, t in rows:
         names += [k for k in t if k not in names]
     others = [k for k in names if k != FA]
-    print(f"\n{title}: best {unit} per call over {rounds} rounds; ratio = median over rounds "
-          f"of other / {FA} (> 1: flexarray faster)")
-    print(f"{'op':6} {'shape':>10} {'dtype':8}" + "".join(f"{k:>14}" for k in names)
-          + "".join(f"{k + '/fa':>12}" for k in others))
+    out = Table(["op", "shape", "dtype"] + [f"{k} ({unit})" for k in names]
+                + [f"{k}/fa" for k in others],
+                f"{title}: best {unit} per call over {n_rounds} rounds; ratio = median over "
+                f"rounds of other / {FA} (> 1: flexarray faster)")
+    records = []
     for kind, shape, dt, t in rows:
-        line = f"{kind:6} {'x'.join(map(str, shape)):>10} {np.dtype(dt).name:8}"
-        line += "".join(f"{min(t[k]) * scale:14.3f}" if k in t else f"{'-':>14}" for k in names)
-        line += "".join(f"{statistics.median(o / f for o, f in zip(t[k], t[FA])):12.2f}"
-                        if k in t else f"{'-':>12}" for k in others)
-        print(line, flush=True)
+        b = best(t)
+        ratio = {k: paired_ratio(t, k, FA) for k in others}
+        out.row(kind, "x".join(map(str, shape)), np.dtype(dt).name,
+                *[f"{b[k] * scale:.3f}" if k in b else "-" for k in names],
+                *[f"{ratio[k]:.2f}" if ratio[k] is not None else "-" for k in others])
+        records.append({"op": kind, "shape": list(shape), "dtype": np.dtype(dt).name,
+                        "time": b, "ratio": {k: r for k, r in ratio.items() if r is not None}})
+    return records
 
 
 def grid(reps):
@@ -115,11 +109,11 @@ def grid(reps):
     rng = np.random.default_rng(0)
     for dt in (np.float64, np.float32):
         for kind in ("rfft", "irfft"):
-            print(f"\n{np.dtype(dt).name} {kind}: np.fft / kernel (> 1: kernel faster) "
-                  f"[np.fft us], columns: rows")
-            print(f"{'n':>6}" + "".join(f"{r:>17}" for r in (1, 4, 16, 64, 256)))
+            out = Table(["n"] + [f"{r} rows" for r in (1, 4, 16, 64, 256)],
+                        f"{np.dtype(dt).name} {kind}: np.fft / kernel (> 1: kernel faster) "
+                        f"[np.fft us]")
             for n in (256, 512, 1024, 2048, 4096, 16384):
-                line = f"{n:6}"
+                cells = []
                 for rows in (1, 4, 16, 64, 256):
                     x = rng.standard_normal((rows, n)).astype(dt)
                     if kind == "irfft":
@@ -129,8 +123,8 @@ def grid(reps):
                     t = measure({"np": lambda f=npf, x=x, n=n: f(x, n),
                                  "k": lambda f=kf, x=x, n=n: f(x, n)}, reps, 3, inner)
                     a, b = min(t["np"]), min(t["k"])
-                    line += f"  {a / b:5.2f} [{a * 1e6:7.1f}]"
-                print(line, flush=True)
+                    cells.append(f"{a / b:.2f} [{a * 1e6:.1f}]")
+                out.row(str(n), *cells)
 
 
 def main():
@@ -138,16 +132,18 @@ def main():
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--grid", action="store_true")
     ap.add_argument("--small-only", action="store_true")
+    ap.add_argument("--json", help="write the rows here")
     args = ap.parse_args()
-    if torch is not None:
-        torch.set_num_threads(2)
     if args.grid:
         grid(args.rounds)
         return
+    rows = []
     if not args.small_only:
-        table("Big real FFTs (flexarray's kernel)", BIG, args.rounds, 5, 1, "ms", 1e3, True)
-    table("Small calls (pocketfft behind flexarray's frontend)", SMALL, args.rounds, 5, 200,
-          "us", 1e6, False)
+        rows += table("Big real FFTs (flexarray's kernel)", BIG, args.rounds, 5, 1, "ms", 1e3,
+                      True)
+    rows += table("Small calls (pocketfft behind flexarray's frontend)", SMALL, args.rounds, 5,
+                  200, "us", 1e6, False)
+    write_json(args.json, {"meta": meta(rounds=args.rounds), "rows": rows})
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Issue 3 benchmarks beside bench_reductions.py: argmax, sort, take and transpose-copy through the
+"""Benchmarks beside bench_reductions.py: argmax, sort, take and transpose-copy through the
 flexarray namespace; flexarray vs NumPy vs PyTorch CPU in one run.
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/bench_namespace.py

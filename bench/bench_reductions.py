@@ -1,4 +1,4 @@
-"""Issue 3 benchmarks: reductions and matmul; flexarray vs NumPy vs PyTorch CPU in one run.
+"""Reductions and matmul; flexarray vs NumPy vs PyTorch CPU in one run.
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/bench_reductions.py
 
