@@ -19,9 +19,7 @@ cases, as torch runs with 2 threads.
 """
 import argparse
 import os
-import statistics
 import sys
-import time
 
 import numpy as np
 

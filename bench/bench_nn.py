@@ -1,14 +1,14 @@
 """flexarray.nn against PyTorch (CPU) and a plain NumPy reference, in one run, as ratios.
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/bench_nn.py [--rounds N]
-        [--only SUBSTRING] [--single-thread]
+        [--only SUBSTRING] [--single-thread] [--json out.json]
 
-Each case runs flexarray, torch and NumPy interleaved, round after round (rotating the
-order; before each timing a short pause, so that no library inherits another's spinning
-idle threads, and one untimed call), and keeps each one's best time: on a shared machine
-the three see the same noise. Ratios are time over
-flexarray's time, so > 1 means flexarray is faster. Results are checked against torch
-before timing. Prints a Markdown table (the ones in docs/nn.md).
+Each case runs flexarray, torch and NumPy interleaved, round after round (bench/_harness.py:
+the order rotated; before each timing a short pause, so that no library inherits another's
+spinning idle threads, and one untimed call), and keeps each one's best time: on a shared
+machine the three see the same noise. Ratios are time over flexarray's time, so > 1 means
+flexarray is faster. Results are checked against torch before timing. Prints a Markdown
+table (docs/benchmarks.md, docs/nn.md).
 
 ``--single-thread`` compares per-core efficiency: torch on one thread, BLAS limited to
 one thread, flexarray.nn's worker pool off, and each library timed by the CPU time of
@@ -23,14 +23,13 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import flexarray as xp  # noqa: E402
 import flexarray.nn as nn  # noqa: E402
+from _harness import batch, best, comparison_table, fmt, fmt_ratio, meta, rounds, torch, write_json  # noqa: E402
 
-try:
-    import torch
+if torch is not None:
     import torch.nn.functional as F
-except ImportError:  # pragma: no cover
-    torch = None
 
 swv = np.lib.stride_tricks.sliding_window_view
 
@@ -124,16 +123,6 @@ def cases(rng):
            lambda a: swv(a, 64).sum(-1), (x,), 3)
 
 
-_clock = time.perf_counter
-
-
-def _best(fn, args, reps):
-    t0 = _clock()
-    for _ in range(reps):
-        fn(*args)
-    return (_clock() - t0) / reps
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=7)
@@ -142,23 +131,25 @@ def main():
                     help="seconds of pause before each timing (idle threads stop spinning)")
     ap.add_argument("--single-thread", action="store_true",
                     help="one thread each, timed by thread CPU time")
+    ap.add_argument("--json", help="write the rows here")
     opts = ap.parse_args()
+    clock = time.perf_counter
     if opts.single_thread:
-        global _clock
         import threadpoolctl
         from flexarray.nn import _par
         threadpoolctl.threadpool_limits(1)
         _par.workers = lambda: 1
         if torch:
             torch.set_num_threads(1)
-        _clock = time.thread_time
+        clock = time.thread_time
     rng = np.random.default_rng(0)
     mode = "single thread, thread CPU time" if opts.single_thread else "all threads, wall time"
     print(f"{mode}; torch {torch.__version__ if torch else '-'} threads "
           f"{torch.get_num_threads() if torch else '-'}, numpy {np.__version__}, "
-          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start\n")
-    print("| case | flexarray | torch | NumPy | torch / flexarray | NumPy / flexarray |")
-    print("|---|---:|---:|---:|---:|---:|")
+          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start")
+    table, peers = comparison_table(f"best of {opts.rounds} rounds; ratios: time / flexarray's "
+                                    f"time (> 1: flexarray faster)")
+    rows = []
     for name, f_fx, f_t, f_np, args, reps in cases(rng):
         if opts.only not in name:
             continue
@@ -175,25 +166,25 @@ def main():
         # without; flexarray's: ~1.15 us either way).
         del got
         f_np(*args)
-        best = {"fx": np.inf, "t": np.inf, "np": np.inf}
-        runs = [("fx", f_fx, fa, reps), ("np", f_np, args, max(1, reps // 3))]
+        # Before each timing the previous library's idle threads stop spinning (OpenBLAS's
+        # spin for ~0.1 s after a call: measured 104 ms of CPU in a 0.2 s pause after a
+        # 2-thread matmul), then one untimed call wakes this library's threads and caches:
+        # the timing is the steady state of back-to-back calls.
+        measures = {"flexarray": batch(lambda: f_fx(*fa), reps, clock=clock, pause=opts.settle,
+                                       warm=1)}
         if torch:
-            runs.insert(1, ("t", f_t, ta, reps))
-        for r in range(opts.rounds):
-            for key, fn, a, n in runs[r % len(runs):] + runs[:r % len(runs)]:
-                # Let the previous library's idle threads stop spinning first (OpenBLAS's
-                # spin for ~0.1 s after a call: measured 104 ms of CPU in a 0.2 s pause
-                # after a 2-thread matmul), then one untimed call wakes this library's
-                # threads and caches: the timing is the steady state of back-to-back calls.
-                time.sleep(opts.settle)
-                fn(*a)
-                best[key] = min(best[key], _best(fn, a, n))
-
-        def fmt(s):
-            return f"{s * 1e3:.3f} ms" if s >= 1e-4 else f"{s * 1e6:.2f} us"
-        print(f"| {name} | {fmt(best['fx'])} | {fmt(best['t'])} | {fmt(best['np'])} | "
-              f"{best['t'] / best['fx']:.2f} | {best['np'] / best['fx']:.2f} |", flush=True)
+            measures["torch"] = batch(lambda: f_t(*ta), reps, clock=clock, pause=opts.settle,
+                                      warm=1)
+        measures["numpy"] = batch(lambda: f_np(*args), max(1, reps // 3), clock=clock,
+                                  pause=opts.settle, warm=1)
+        t = best(rounds(measures, opts.rounds))
+        ratio = {p: t[p] / t["flexarray"] for p in peers if p in t}
+        table.row(name, fmt(t["flexarray"]), *[fmt(t.get(p)) for p in peers],
+                  *[fmt_ratio(ratio.get(p)) for p in peers])
+        rows.append({"name": name, "time": t, "ratio": ratio})
     print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
+    write_json(opts.json, {"meta": meta(mode=mode, rounds=opts.rounds, settle_s=opts.settle),
+                           "rows": rows})
 
 
 if __name__ == "__main__":
