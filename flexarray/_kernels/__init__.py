@@ -21,13 +21,15 @@ __all__ = ["kernel", "numba"]
 
 
 def _sources_digest(here=None) -> str:
-    """A digest of the kernels' sources: every ``.py`` file of this package (``here``), and
-    the gates they read (~0.5 ms, once, at the first kernel's import)."""
+    """A digest of the kernels' sources: every ``.py`` file of this package (``here``) but
+    ``_warm.py`` (no kernels: its warm-up recipes change no machine code), and the gates
+    they read (~0.5 ms, once, at the first kernel's import)."""
     here = here or os.path.dirname(os.path.abspath(__file__))
     files = [os.path.join(here, os.pardir, "_engines", "gates.py")]
     for dirpath, dirnames, filenames in os.walk(here):
         dirnames.sort()
-        files += [os.path.join(dirpath, f) for f in sorted(filenames) if f.endswith(".py")]
+        files += [os.path.join(dirpath, f) for f in sorted(filenames)
+                  if f.endswith(".py") and not (dirpath == here and f == "_warm.py")]
     h = hashlib.sha1()
     for path in files:
         h.update(os.path.relpath(path, here).encode())

@@ -326,10 +326,16 @@ def _half_flat(x, readonly):
     return f
 
 
+_PROBES = {}
+
+
 def _probe(dtype, readonly):
     """A 1-D array of the flat view type of ``dtype`` (the kernels' argument type)."""
-    v = np.zeros(1, _VIEW.get(dtype, dtype))
-    v.flags.writeable = not readonly
+    v = _PROBES.get((dtype, readonly))
+    if v is None:
+        v = np.zeros(1, _VIEW.get(dtype, dtype))
+        v.flags.writeable = not readonly
+        _PROBES[(dtype, readonly)] = v
     return v
 
 

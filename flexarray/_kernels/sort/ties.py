@@ -19,7 +19,7 @@ small or few).
 """
 import numpy as np
 
-from flexarray._kernels import kernel
+from flexarray._kernels import kernel, ready
 
 __all__ = ["stable_ties", "stable_values"]
 
@@ -85,13 +85,30 @@ def _values(s, a):
                     k += 1
 
 
+def _key(*arrays):
+    """What decides the kernels' Numba types: dtypes, layouts, writability."""
+    return tuple((x.dtype.char, x.flags.c_contiguous, x.flags.f_contiguous,
+                  x.flags.writeable) for x in arrays)
+
+
 def stable_ties(v: np.ndarray, perm: np.ndarray, maxrun: int) -> bool:
     """Make ``perm`` (int64 rows, an argsort of ``v``'s rows; 2-D) stable in place; False
-    when a run of equal values is longer than ``maxrun`` (``perm`` is then unusable)."""
+    when a run of equal values is longer than ``maxrun`` (``perm`` is then unusable).
+
+    While the kernel compiles in the background (``flexarray._kernels.ready``), NumPy's
+    stable argsort: the same indices (the stable argsort is unique; a caller told False
+    gets them from the radix sort, stable too)."""
+    if not ready(_ties, _key(v, perm), v, perm, maxrun):
+        perm[...] = np.argsort(v, axis=1, kind="stable")
+        return True
     return _ties(v, perm, maxrun)
 
 
 def stable_values(s: np.ndarray, a: np.ndarray) -> None:
     """Give the sorted float rows ``s`` (2-D, writable) the stable order of ``a``'s rows
-    in their runs of zeros and NaNs (in place)."""
+    in their runs of zeros and NaNs (in place): then ``s`` is NumPy's stable sort of ``a``
+    bit for bit, which is what runs while the kernel compiles in the background."""
+    if not ready(_values, _key(s, a), s, a):
+        s[...] = np.sort(a, axis=1, kind="stable")
+        return
     _values(s, a)
