@@ -1,19 +1,22 @@
-"""Kernel benchmark: the Numba kernel families next to NumPy (and PyTorch CPU when
-installed), one run, printed as best times in ms and ratios (>1 means faster than NumPy).
+"""Kernel benchmark: the Numba kernel families called directly on NumPy arrays, next to
+NumPy (and PyTorch CPU when installed), one run, printed as best times and ratios
+peer / kernel (> 1: the kernel is faster).
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/bench_kernels.py [--quick]
+        [--no-compile] [--json out.json]
 
-Each case runs its contenders interleaved, several rounds, and keeps each one's best wall
-time, so a busy machine hurts all of them alike. The first call of each contender (compile
-or cache load) is not timed; cold compile costs are measured separately at the end, in a
-fresh process with an empty Numba cache directory.
+Each case runs its contenders interleaved (bench/_harness.py: one call each per round, the
+order rotated, at least 7 rounds (3 with --quick), more for fast cases until ~1 s is
+spent, up to 40) and keeps each one's best wall time, so a busy machine hurts all of them
+alike. The first call of each contender (compile or cache load) is not timed; cold
+compile costs are measured separately at the end, in a fresh process with an empty Numba
+cache directory.
 """
 import argparse
 import os
 import subprocess
 import sys
 import tempfile
-import time
 
 # torch's OpenMP threads spin after each call by default, starving the threads of the
 # contender that runs next in the interleaved rounds; let them sleep instead.
@@ -22,45 +25,35 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from flexarray._kernels import reduce  # noqa: E402
-from flexarray._kernels.reductions import argminmax
-from flexarray._kernels.copy import strided as copy
-from flexarray._kernels.elementwise import half
-from flexarray._kernels.linalg import matmul
+from flexarray._kernels.reductions import reduce  # noqa: E402
+from flexarray._kernels.reductions import argminmax  # noqa: E402
+from flexarray._kernels.copy import strided as copy  # noqa: E402
+from flexarray._kernels.elementwise import half  # noqa: E402
+from flexarray._kernels.linalg import matmul  # noqa: E402
+from _harness import batch, best, comparison_table, fmt, fmt_ratio, meta, rounds, torch, write_json  # noqa: E402
 
-try:
-    import torch
+if torch is not None:
     torch.set_num_threads(os.cpu_count() or 1)
-except ImportError:  # pragma: no cover
-    torch = None
 
 
-def bench(cases, rounds):
+def bench(cases, n_rounds):
     """``cases``: list of (name, {contender: fn}); prints one row per case."""
-    print(f"{'case':<42}{'numpy':>10}{'flexarray':>11}{'ratio':>8}{'torch':>10}{'ratio':>8}")
+    table, peers = comparison_table("best time per call; ratios: peer / kernel (> 1: the "
+                                    "kernel is faster)")
     rows = []
     for name, fns in cases:
         for f in fns.values():
             f()
-        best = {k: float("inf") for k in fns}
-        spent = 0.0
-        r = 0
-        # at least ``rounds`` rounds; fast cases get more (up to 40, ~1 s), so that the best
-        # time escapes the preemptions of a busy machine
-        while r < rounds or (spent < 1.0 and r < 40):
-            for k, f in fns.items():
-                t = time.perf_counter()
-                f()
-                dt = time.perf_counter() - t
-                best[k] = min(best[k], dt)
-                spent += dt
-            r += 1
-        ms = {k: v * 1e3 for k, v in best.items()}
-        tr = f"{ms['torch']:10.2f}{ms['numpy'] / ms['torch']:8.2f}" if "torch" in ms else ""
-        print(f"{name:<42}{ms['numpy']:10.2f}{ms['flexarray']:11.2f}"
-              f"{ms['numpy'] / ms['flexarray']:8.2f}{tr}", flush=True)
-        rows.append((name, ms))
+        # at least ``n_rounds`` rounds; fast cases get more (up to 40, ~1 s), so that the
+        # best time escapes the preemptions of a busy machine
+        t = best(rounds({k: batch(f) for k, f in fns.items()}, n_rounds, min_total=1.0,
+                        max_rounds=40))
+        ratio = {p: t[p] / t["flexarray"] for p in peers if p in t}
+        table.row(name, fmt(t["flexarray"]), *[fmt(t.get(p)) for p in peers],
+                  *[fmt_ratio(ratio.get(p)) for p in peers])
+        rows.append({"name": name, "time": t, "ratio": ratio})
     return rows
 
 
@@ -188,10 +181,12 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="smaller sizes, fewer rounds")
     p.add_argument("--no-compile", action="store_true", help="skip the cold-compile timing")
+    p.add_argument("--json", help="write the rows here")
     args = p.parse_args()
     print(f"numpy {np.__version__}, torch {torch.__version__ if torch else 'not installed'}, "
           f"{os.cpu_count()} cpus")
-    bench(cases(args.quick), 3 if args.quick else 7)
+    rows = bench(cases(args.quick), 3 if args.quick else 7)
+    write_json(args.json, {"meta": meta(quick=args.quick), "rows": rows})
     if not args.no_compile:
         cold_compile()
 
