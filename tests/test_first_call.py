@@ -278,3 +278,25 @@ def test_sort_standins_equal_the_kernels():
             p1 = np.argsort(rows, axis=1)
             if ties._ties(rows, p1, 10 ** 6):
                 np.testing.assert_array_equal(p1, np.argsort(rows, axis=1, kind="stable"))
+
+
+def test_radix_standin_equals_the_kernels():
+    """The radix sort's stand-in (NumPy's stable argsort of the same order): the kernels'
+    indices and bits, ascending and descending, NaNs with payloads, zeros of both signs."""
+    from flexarray._kernels.sort import radix
+    r = np.random.default_rng(5)
+    for dt in (np.float16, ml_dtypes.bfloat16, np.float32, np.int32):
+        if dt is np.int32:
+            a = r.integers(-50, 50, (3, 2000)).astype(dt)
+        else:
+            a = r.integers(-5, 6, (3, 2000)).astype(np.float32)
+            a[r.random(a.shape) < 0.05] = np.nan
+            a[(a == 0) & (r.random(a.shape) < 0.5)] = -0.0
+            a = a.astype(dt)
+            bits = a.view(np.uint16 if a.itemsize == 2 else np.uint32)
+            bits[np.isnan(a.astype(np.float32)) & (r.random(a.shape) < 0.5)] ^= 1
+        for descending in (False, True):
+            i = radix._standin_argsort(a, descending)
+            np.testing.assert_array_equal(radix.argsort(a, descending), i)
+            np.testing.assert_array_equal(radix.sort(a, descending).view(np.uint8),
+                                          np.take_along_axis(a, i, 1).view(np.uint8))

@@ -20,7 +20,7 @@ quicksort; NumPy keeps 8/16-bit integers and bool (it radix-sorts those itself).
 """
 import numpy as np
 
-from flexarray._kernels import kernel
+from flexarray._kernels import kernel, ready
 from flexarray._threads import NTHREADS, run_split
 from flexarray._engines import gates
 
@@ -196,14 +196,44 @@ def _sorted_keys(keys, with_index):
     return idx
 
 
+def _ready(a):
+    """Whether the kernels of ``a``'s dtype run without a compile on this thread (else they
+    compile in the background: ``flexarray._kernels.ready``)."""
+    kind, inf_bits, top = _layout(a.dtype)
+    w = np.zeros((1, 1), _UINT[a.dtype.itemsize])
+    u = w.copy()
+    u.flags.writeable = a.flags.writeable          # (the view of ``a``: its flag)
+    i = np.zeros((1, 1), np.int64)
+    k = (w.dtype, a.flags.writeable)
+    return (ready(_to_keys, k, u, w, kind, inf_bits, top, False, 0, 1)
+            and ready(_sort_rows, k, w, w, i, i, True, 0, 1)
+            and ready(_from_keys, k, w, w, kind, top, False, 0, 1)
+            and ready(_gather_rows, k, u, i, w, 0, 1))
+
+
+def _standin_argsort(a, descending):
+    """NumPy's stable argsort in flexarray's order (NaN last both ways, ``-0.0 == +0.0``,
+    equal elements in their order): the stable order is unique, so these are the radix
+    kernels' indices."""
+    if a.dtype.kind not in "iuf":
+        a = a.astype(np.float32)            # bfloat16: exact
+    if descending:
+        a = np.negative(a) if a.dtype.kind == "f" else np.invert(a)
+    return np.argsort(a, axis=1, kind="stable")
+
+
 def argsort(a: np.ndarray, descending: bool) -> np.ndarray:
     """Stable argsort of each row of C-contiguous 2-D ``a`` (a ``supports`` dtype)."""
+    if not _ready(a):
+        return _standin_argsort(a, descending)
     keys, _, _, _ = _keys(a, descending)
     return _sorted_keys(keys, True)
 
 
 def sort(a: np.ndarray, descending: bool) -> np.ndarray:
     """Each row of C-contiguous 2-D ``a`` sorted (a new array)."""
+    if not _ready(a):
+        return np.take_along_axis(a, _standin_argsort(a, descending), 1)
     keys, u, (kind, top), special = _keys(a, descending)
     rows, n = u.shape
     out = np.empty_like(u)
