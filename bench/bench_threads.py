@@ -1,4 +1,4 @@
-"""Threads that never lose (issue 16): flexarray on one thread, on its default thread count
+"""Threads that never lose: flexarray on one thread, on its default thread count
 and NumPy, for elementwise functions, reductions and copies from 1 element to 64M, with the
 second core idle and with it busy (another process spinning).
 
@@ -11,7 +11,8 @@ operation and size: every configuration once per round, the order rotated betwee
 ``--rounds`` rounds with the second core idle, then as many with a process spinning on it
 ("busy"). Each measurement is a batch of calls lasting ``--batch`` seconds (at least one
 call); a cell's time is the median over rounds, its ratios the median of the per-round
-ratios (paired, so slow drifts of the shared machine cancel).
+ratios (paired, so slow drifts of the shared machine cancel). The rounds, summaries and
+tables are bench/_harness.py's; the workers time their batches with its ``time_calls``.
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE PYTHONPATH=. python bench/bench_threads.py \\
         --json bench/results/threads.json [--forced] [--ops add_f64,exp_f32] [--max-size 16M]
@@ -25,12 +26,14 @@ import gc
 import json
 import math
 import os
-import statistics
 import subprocess
 import sys
 import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _harness import Table, median, paired_ratio, rounds, time_calls  # noqa: E402
 
 SIZES = [4 ** k for k in range(9)] + [2 ** k for k in range(17, 27)]  # 1 .. 64M
 
@@ -139,16 +142,9 @@ def worker(forced):
         number = req["number"]
         if req["cmd"] == "warm":
             f(), f()
-            t = time.perf_counter()
-            f()
-            res = time.perf_counter() - t
+            res = time_calls(f, 1)
         else:
-            gc.disable()
-            t = time.perf_counter()
-            for _ in range(number):
-                f()
-            res = (time.perf_counter() - t) / number
-            gc.enable()
+            res = time_calls(f, number, gc_off=True)
         out.write(json.dumps(res) + "\n")
         out.flush()
 
@@ -196,7 +192,7 @@ class Spinner:
         self.p.wait()
 
 
-def measure_cell(workers, op, n, rounds, batch, conds):
+def measure_cell(workers, op, n, n_rounds, batch, conds):
     """{cond: {config: [per-round times]}} for one operation and size."""
     # warm every configuration (compiles, pools), calibrate the batch on the first
     first = None
@@ -204,37 +200,35 @@ def measure_cell(workers, op, n, rounds, batch, conds):
         t = w.ask(cmd="warm", op=op, n=n, which=which, number=1)
         first = t if first is None else first
     number = max(1, min(100_000, math.ceil(batch / max(first, 1e-8))))
+    measures = {}
+    for w, which in workers:
+        key = w.name if which == "flex" else "numpy"
+        measures[key] = (lambda w=w, which=which:
+                         w.ask(cmd="time", op=op, n=n, which=which, number=number))
     res = {}
     for cond in conds:
-        times = {f"{w.name}" if which == "flex" else "numpy": [] for w, which in workers}
         ctx = Spinner() if cond == "busy" else None
         if ctx:
             ctx.__enter__()
         try:
-            for r in range(rounds):
-                order = workers[r % len(workers):] + workers[:r % len(workers)]
-                for w, which in order:
-                    key = w.name if which == "flex" else "numpy"
-                    times[key].append(w.ask(cmd="time", op=op, n=n, which=which,
-                                            number=number))
-                    time.sleep(0.005)  # the last worker's helpers stop polling (~2 ms)
+            # the order rotated each round; a pause after each measurement: the last
+            # worker's helpers stop polling (~2 ms)
+            res[cond] = rounds(measures, n_rounds, gap=0.005)
         finally:
             if ctx:
                 ctx.__exit__()
-        res[cond] = times
     return res
 
 
 def summarize(times):
-    med = {k: statistics.median(v) for k, v in times.items()}
+    med = median(times)
     ratio = {}
     for k in times:
         if k != "one":
-            ratio[f"{k}/one"] = statistics.median(a / b for a, b in zip(times[k], times["one"]))
+            ratio[f"{k}/one"] = paired_ratio(times, k, "one")
     for k in ("one", "default", "forced"):
         if k in times:
-            ratio[f"{k}/numpy"] = statistics.median(
-                a / b for a, b in zip(times[k], times["numpy"]))
+            ratio[f"{k}/numpy"] = paired_ratio(times, k, "numpy")
     return med, ratio
 
 
@@ -298,11 +292,9 @@ def main():
     try:
         for op in names:
             kind = ops[op][0]
-            print(f"\n{op} ({kind})\n")
             head = ["size"] + [f"{c} {cond}" for cond in conds for c in configs] + \
                 [f"{r} {cond}" for cond in conds for r in _ratio_names(configs)]
-            print("| " + " | ".join(head) + " |")
-            print("|" + "---|" * len(head))
+            table = Table(head, f"{op} ({kind})")
             for n in sizes:
                 cell = measure_cell(workers, op, n, args.rounds, args.batch, conds)
                 row = {"op": op, "kind": kind, "n": n}
@@ -313,7 +305,7 @@ def main():
                     cols_t += [fmt(med[c]) for c in configs]
                     cols_r += [f"{ratio[r]:.2f}" for r in _ratio_names(configs)]
                 results.append(row)
-                print("| " + " | ".join([size_name(n)] + cols_t + cols_r) + " |", flush=True)
+                table.row(size_name(n), *cols_t, *cols_r)
                 if row[conds[0]]["median"]["one"] > args.max_call:
                     break
     finally:
@@ -337,10 +329,9 @@ def print_summary(results, conds, slower=1.10, faster=0.90):
     """Per operation: the smallest size from which two threads win (``forced`` when timed,
     else ``default``: ratio below ``faster`` there and at every larger size), and the worst
     default/one ratio."""
-    print("\nSummary (default/one above 1: the default thread count is slower)\n")
-    print("| op | " + " | ".join(f"2 threads win from ({c})" for c in conds) + " | " +
-          " | ".join(f"worst default/one ({c})" for c in conds) + " |")
-    print("|" + "---|" * (1 + 2 * len(conds)))
+    table = Table(["op"] + [f"2 threads win from ({c})" for c in conds] +
+                  [f"worst default/one ({c})" for c in conds],
+                  "Summary (default/one above 1: the default thread count is slower)")
     by_op = {}
     for row in results:
         by_op.setdefault(row["op"], []).append(row)
@@ -358,7 +349,7 @@ def print_summary(results, conds, slower=1.10, faster=0.90):
             w = max(rows, key=lambda r: r[cond]["ratio"]["default/one"])
             flag = " (!)" if w[cond]["ratio"]["default/one"] > slower else ""
             worst.append(f"{w[cond]['ratio']['default/one']:.2f} at {size_name(w['n'])}{flag}")
-        print(f"| {op} | " + " | ".join(wins) + " | " + " | ".join(worst) + " |")
+        table.row(op, *wins, *worst)
 
 
 if __name__ == "__main__":
