@@ -300,3 +300,36 @@ def test_radix_standin_equals_the_kernels():
             np.testing.assert_array_equal(radix.argsort(a, descending), i)
             np.testing.assert_array_equal(radix.sort(a, descending).view(np.uint8),
                                           np.take_along_axis(a, i, 1).view(np.uint8))
+
+
+def test_avg_pool_standin_equals_the_kernel():
+    from flexarray._kernels.nn import pool
+    from flexarray.nn import _pool_engines as pe
+    r = np.random.default_rng(6)
+    n = 0
+    while n < 60:
+        dt = (np.float32, np.float64)[n % 2]
+        D = 1 if n % 3 else int(r.integers(1, 4))
+        H, W = (int(v) for v in r.integers(1, 9, 2))
+        ks = (int(r.integers(1, D + 1)), *(int(v) for v in r.integers(1, 4, 2)))
+        st = tuple(int(v) for v in r.integers(1, 3, 3))
+        pad = tuple(int(r.integers(0, k // 2 + 1)) for k in ks)
+        ceil, include = (bool(v) for v in r.integers(0, 2, 2))
+        osp = tuple(pe.pool_out_size(m, k, s, p, 1, ceil)
+                    for m, k, s, p in zip((D, H, W), ks, st, pad))
+        if min(osp) <= 0:
+            continue
+        x = r.standard_normal((2, 3, D, H, W)).astype(dt)
+        u = r.random(x.shape)
+        x[u < 0.05] = np.nan
+        x[(u > 0.05) & (u < 0.15)] = -0.0                   # sums of -0.0 stay -0.0
+        x[(u > 0.15) & (u < 0.17)] = np.inf
+        divs = [pe._avg_divisors(m, k, s, p, o, include, x.dtype)
+                for m, k, s, p, o in zip((D, H, W), ks, st, pad, osp)]
+        g = pe._geometry((D, H, W), ks, st, pad, (1, 1, 1), osp)
+        P = int(np.prod(osp))
+        o1, o2 = np.empty(6 * P, dt), np.empty(6 * P, dt)
+        pool._avg_pool(x.reshape(-1), o1, g, *divs, 0, 6)
+        pool.avg_pool_standin(x.reshape(-1), o2, g, *divs, 0, 6)
+        np.testing.assert_array_equal(o1.view(np.uint8), o2.view(np.uint8))
+        n += 1

@@ -186,11 +186,46 @@ def _avg_plane(x, out, g, divz, divy, divx, cols, p):
 
 
 @kernel
-def avg_pool(x, out, g, divz, divy, divx, p0, p1):
-    """Average pooling of planes p0 <= p < p1 (x, out flat)."""
+def _avg_pool(x, out, g, divz, divy, divx, p0, p1):
     cols = _column_ranges(g, 1)
     for p in range(p0, p1):
         _avg_plane(x, out, g, divz, divy, divx, cols, p)
+
+
+def avg_pool(x, out, g, divz, divy, divx, p0, p1):
+    """Average pooling of planes p0 <= p < p1 (x, out flat): the kernel, or while it
+    compiles in the background its NumPy stand-in (the same additions in the same order)."""
+    if ready(_avg_pool, x.dtype, x, out, g, divz, divy, divx, p0, p1):
+        _avg_pool(x, out, g, divz, divy, divx, p0, p1)
+    else:
+        avg_pool_standin(x, out, g, divz, divy, divx, p0, p1)
+
+
+def avg_pool_standin(x, out, g, divz, divy, divx, p0, p1):
+    """``_avg_pool`` in NumPy: each window's valid taps added in row-major order into a
+    zero of the dtype (a tap outside the input adds nothing, not +0.0: a sum of -0.0 stays
+    -0.0), then divided by (divz * divy) * divx, as the kernel rounds them."""
+    D, H, W, kd, kh, kw, sd, sh, sw, pd, ph, pw = g[:12]
+    Do, Ho, Wo = g[15:18]
+    z, vz = _taps(Do, sd, kd, 1, pd, D)
+    y, vy = _taps(Ho, sh, kh, 1, ph, H)
+    c, vc = _taps(Wo, sw, kw, 1, pw, W)
+    planes = x.reshape(-1, D, H, W)[p0:p1]
+    acc = np.zeros((p1 - p0, Do, Ho, Wo), x.dtype)
+    for kz in range(kd):
+        for ky in range(kh):
+            for kx in range(kw):
+                valid = (vz[:, kz, None, None] & vy[None, :, ky, None]
+                         & vc[None, None, :, kx])
+                v = planes[:, np.where(vz[:, kz], z[:, kz], 0)[:, None, None],
+                           np.where(vy[:, ky], y[:, ky], 0)[None, :, None],
+                           np.where(vc[:, kx], c[:, kx], 0)[None, None, :]]
+                with np.errstate(all="ignore"):
+                    acc = np.where(valid, acc + v, acc)
+    div = (divz[:, None] * divy[None, :])[:, :, None] * divx[None, None, :]
+    P = Do * Ho * Wo
+    with np.errstate(all="ignore"):
+        out[p0 * P:p1 * P] = (acc / div).reshape(-1)
 
 
 @kernel
