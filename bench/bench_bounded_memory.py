@@ -1,5 +1,5 @@
 """A computation on an array larger than the memory it may use, on Dask and on cubed, each
-with NumPy chunks and with flexarray chunks (issue 18; docs/scaling.md).
+with NumPy chunks and with flexarray chunks (docs/scaling.md, docs/benchmarks.md).
 
 The data: a float32 array of ``--size-gb`` GB in Zarr on local disk (made once, kept in
 ``--dir``), chunks of 65,536 rows x 256 columns (64 MB). The work: standardize every column,
@@ -8,6 +8,8 @@ up to rounding: the check). Each configuration runs in a fresh process so that i
 resident memory (``ru_maxrss``) is its own; cubed runs under ``allowed_mem``. The process
 first runs the same graph on the first two chunks ("start": the imports, and loading
 flexarray's Numba kernels, ~0.5-0.8 s once per process), then the timed run ("wall").
+Per engine, ``--rounds`` rounds of bench/_harness.py's ``rounds``: NumPy chunks and
+flexarray chunks once each per round, the order alternated.
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/bench_bounded_memory.py
     python bench/bench_bounded_memory.py --size-gb 4 --allowed-mem 1GB --rounds 2
@@ -20,10 +22,12 @@ import argparse
 import json
 import os
 import resource
-import statistics
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _harness import Table, best, median, meta, rounds, write_json  # noqa: E402
 
 COLS, ROWS_PER_CHUNK = 256, 65536
 
@@ -112,49 +116,58 @@ def main():
     rows = make_data(path, a.size_gb)
     print(f"data: {rows:,} x {COLS} float32 = {rows * COLS * 4 / 2**30:.1f} GB in {path}; "
           f"cubed allowed_mem={a.allowed_mem}")
-    results = []
-    for k in range(a.rounds):
-        for engine in a.engines.split(","):
-            for chunks in ("numpy", "flexarray")[::1 - 2 * (k % 2)]:  # rotated each round
-                env = dict(os.environ)
-                if engine == "cubed" and chunks == "flexarray":
-                    env["CUBED_BACKEND_ARRAY_API_MODULE"] = "flexarray"
-                else:
-                    env.pop("CUBED_BACKEND_ARRAY_API_MODULE", None)
-                out = subprocess.run([sys.executable, __file__, "--one", engine, chunks,
-                                      "--size-gb", str(a.size_gb), "--dir", a.dir,
-                                      "--allowed-mem", a.allowed_mem],
-                                     check=False, capture_output=True, text=True,
-                                     env=env)
-                if out.returncode:
-                    print(f"{engine}/{chunks} failed:\n{out.stderr[-2000:]}")
-                    continue
-                results.append(json.loads(out.stdout.strip().splitlines()[-1]))
-    print("| engine | chunks | start (s) | wall (s) | CPU (s) | peak RSS (MB) | result type | "
-          "max rel. dev. |")
-    print("|---|---|---|---|---|---|---|---|")
-    walls, totals, cpus = {}, {}, {}
+    def one_run(engine, chunks):
+        """A measurement: the configuration in a fresh process; its JSON line, or None."""
+        env = dict(os.environ)
+        if engine == "cubed" and chunks == "flexarray":
+            env["CUBED_BACKEND_ARRAY_API_MODULE"] = "flexarray"
+        else:
+            env.pop("CUBED_BACKEND_ARRAY_API_MODULE", None)
+        out = subprocess.run([sys.executable, __file__, "--one", engine, chunks,
+                              "--size-gb", str(a.size_gb), "--dir", a.dir,
+                              "--allowed-mem", a.allowed_mem],
+                             check=False, capture_output=True, text=True, env=env)
+        if out.returncode:
+            print(f"{engine}/{chunks} failed:\n{out.stderr[-2000:]}")
+            return None
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    engines = a.engines.split(",")
+    results, per = [], {}
+    for engine in engines:
+        runs = rounds({c: lambda engine=engine, c=c: one_run(engine, c)
+                       for c in ("numpy", "flexarray")}, a.rounds)
+        for c, rs in runs.items():
+            rs = [r for r in rs if r is not None]
+            results += rs
+            per[engine, c] = {k: [r[k] for r in rs] for k in ("wall_s", "cpu_s")}
+            per[engine, c]["total_s"] = [r["start_s"] + r["wall_s"] for r in rs]
+    table = Table(["engine", "chunks", "start (s)", "wall (s)", "CPU (s)", "peak RSS (MB)",
+                   "result type", "max rel. dev."])
     for r in results:
-        walls.setdefault((r["engine"], r["chunks"]), []).append(r["wall_s"])
-        cpus.setdefault((r["engine"], r["chunks"]), []).append(r["cpu_s"])
-        totals.setdefault((r["engine"], r["chunks"]), []).append(r["start_s"] + r["wall_s"])
-        print(f"| {r['engine']} | {r['chunks']} | {r['start_s']:.2f} | {r['wall_s']:.2f} | "
-              f"{r['cpu_s']:.2f} | {r['peak_rss_mb']:.0f} | "
-              f"{r['result_type']} | {r['check']:.1e} |")
-    for engine in a.engines.split(","):
-        if (engine, "numpy") in walls and (engine, "flexarray") in walls:
-            n, f = walls[(engine, "numpy")], walls[(engine, "flexarray")]
-            tn, tf = totals[(engine, "numpy")], totals[(engine, "flexarray")]
-            cf = statistics.median(cpus[(engine, "flexarray")])
-            print(f"{engine}: NumPy-chunk time / flexarray-chunk time = {min(n) / min(f):.2f} "
-                  f"(best of rounds), {statistics.median(n) / statistics.median(f):.2f} "
-                  f"(median); start and run {statistics.median(tn) / statistics.median(tf):.2f} "
-                  f"(median); CPU time {statistics.median(cpus[(engine, 'numpy')]) / cf:.2f} "
-                  f"(median)")
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump({"size_gb": a.size_gb, "allowed_mem": a.allowed_mem, "rows": rows,
-                       "results": results}, f, indent=1)
+        table.row(r["engine"], r["chunks"], f"{r['start_s']:.2f}", f"{r['wall_s']:.2f}",
+                  f"{r['cpu_s']:.2f}", f"{r['peak_rss_mb']:.0f}", r["result_type"],
+                  f"{r['check']:.1e}")
+    summary = {}
+    ratios = Table(["engine", "NumPy / flexarray, best of rounds", "median",
+                    "start and run, median", "CPU time, median"],
+                   "NumPy-chunk time / flexarray-chunk time (above 1: flexarray chunks faster)")
+    for engine in engines:
+        n, f = per.get((engine, "numpy")), per.get((engine, "flexarray"))
+        if not (n and f and n["wall_s"] and f["wall_s"]):
+            continue
+        wall, tot, cpu = ({k: v[key] for k, v in (("numpy", n), ("flexarray", f))}
+                          for key in ("wall_s", "total_s", "cpu_s"))
+        s = {"best": best(wall)["numpy"] / best(wall)["flexarray"],
+             "median": median(wall)["numpy"] / median(wall)["flexarray"],
+             "start_and_run_median": median(tot)["numpy"] / median(tot)["flexarray"],
+             "cpu_median": median(cpu)["numpy"] / median(cpu)["flexarray"]}
+        summary[engine] = s
+        ratios.row(engine, *(f"{s[k]:.2f}" for k in ("best", "median", "start_and_run_median",
+                                                        "cpu_median")))
+    write_json(a.json, {"meta": meta(rounds=a.rounds), "size_gb": a.size_gb,
+                        "allowed_mem": a.allowed_mem, "rows": rows, "results": results,
+                        "summary": summary})
 
 
 if __name__ == "__main__":
