@@ -333,3 +333,33 @@ def test_avg_pool_standin_equals_the_kernel():
         pool.avg_pool_standin(x.reshape(-1), o2, g, *divs, 0, 6)
         np.testing.assert_array_equal(o1.view(np.uint8), o2.view(np.uint8))
         n += 1
+
+
+def test_failures_fall_back_to_compiling_here(monkeypatch):
+    """A background process that cannot start, or fails a compile ``MAX_ASKS`` times, makes
+    the call compile on the caller's thread (``available`` says True) instead of serving
+    stand-ins for ever."""
+    from flexarray._kernels.nn.common import _valid_range
+    monkeypatch.setenv(_warm.ENV, "1")
+    monkeypatch.setattr(_warm, "load", lambda disp, sig: False)
+    monkeypatch.setattr(_warm, "_probed", {})
+
+    def no_process(*a, **k):
+        raise OSError("no interpreter")
+    monkeypatch.setattr(_warm, "_spawn", no_process)
+    monkeypatch.setattr(_warm, "_broken", False)
+    assert _warm.available(_valid_range, (3, 0, 1, 3)) is True
+    assert _warm._broken
+
+    class Dead:                                  # a process that ends without compiling
+        stdin = open(os.devnull, "wb")
+
+        def poll(self):
+            return 1
+    monkeypatch.setattr(_warm, "_broken", False)
+    monkeypatch.setattr(_warm, "_spawn", lambda *a, **k: Dead())
+    monkeypatch.setattr(_warm, "_asked", set())
+    monkeypatch.setattr(_warm, "_asks", {})
+    monkeypatch.setattr(_warm, "RECHECK_SECONDS", 0.0)
+    answers = [_warm.available(_valid_range, (3, 0, 1, 3)) for _ in range(_warm.MAX_ASKS + 1)]
+    assert answers == [False] * _warm.MAX_ASKS + [True]

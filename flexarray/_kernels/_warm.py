@@ -46,6 +46,7 @@ NICE = 5
 _lock = threading.Lock()
 _probed = {}       # (dispatcher, signature) -> time of the last probe of the disk cache
 _asked = set()     # (dispatcher, signature) sent to this process's background process
+_asks = {}         # (dispatcher, signature) -> times asked
 _proc = None       # that process (subprocess.Popen)
 
 
@@ -98,11 +99,17 @@ def cached(disp, sig) -> bool:
     return key in cache_file._load_index()
 
 
+MAX_ASKS = 2       # a specialization the background process failed this often compiles here
+_broken = False    # set when the machinery failed here (a Numba without the internals used)
+
+
 def available(disp, args) -> bool:
     """``ready``'s slow path: True when the call runs without compiling (or compiles on
-    this thread because background compiles are off); else asks for it and says False."""
+    this thread because background compiles are off, failed, or failed for it); else asks
+    for it and says False."""
+    global _broken
     sig = signature(disp, args)
-    if sig in disp.overloads or not enabled():
+    if sig in disp.overloads or _broken or not enabled():
         return True
     now = time.monotonic()
     with _lock:
@@ -110,10 +117,13 @@ def available(disp, args) -> bool:
         if last is not None and now - last < RECHECK_SECONDS:
             return False
         _probed[(disp, sig)] = now
-    if load(disp, sig):
+    try:
+        if load(disp, sig):
+            return True
+        return not request(disp, sig)
+    except Exception:       # (Numba's cache internals changed, no interpreter to start...)
+        _broken = True
         return True
-    request(disp, sig)
-    return False
 
 
 def _name_in_module(disp):
@@ -140,14 +150,19 @@ def _spawn(jobs_out=False, extra_env=None):
         stderr=subprocess.DEVNULL, env=env, close_fds=True, start_new_session=not jobs_out)
 
 
-def request(disp, sig):
-    """Ask this process's background process to compile ``sig`` of ``disp``."""
+def request(disp, sig) -> bool:
+    """Ask this process's background process to compile ``sig`` of ``disp``; False when it
+    was asked ``MAX_ASKS`` times already (then the caller compiles it)."""
     global _proc
     with _lock:
         if (disp, sig) in _asked:
             if _proc is not None and _proc.poll() is None:
-                return
+                return True
             _asked.clear()      # it ended (idle, or failed): ask a new one
+        n = _asks.get((disp, sig), 0)
+        if n >= MAX_ASKS:
+            return False
+        _asks[(disp, sig)] = n + 1
         line = _encode(("sig",) + _name_in_module(disp) + (sig,))
         for _ in range(2):
             if _proc is None or _proc.poll() is not None:
@@ -157,9 +172,10 @@ def request(disp, sig):
                 _proc.stdin.write(line)
                 _proc.stdin.flush()
                 _asked.add((disp, sig))
-                return
+                return True
             except OSError:
                 _proc = None
+        return False
 
 
 def _close():
@@ -181,6 +197,7 @@ def _after_fork():
             pass
     _proc = None
     _asked.clear()
+    _asks.clear()
     _probed.clear()
 
 
