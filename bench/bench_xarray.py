@@ -1,22 +1,24 @@
 """xarray operations on a flexarray-backed DataArray against the same on a NumPy-backed one
-(issue 18; docs/scaling.md "xarray").
+(docs/scaling.md "xarray", docs/benchmarks.md).
 
 A 2,000 x 500 float64 DataArray (dims time, x) with NaN in every 11th row's every 5th
 column; each operation runs on both, its result is checked against NumPy's (values, and
-that it stays a flexarray array), then timed, median of ``--repeat`` calls each.
+that it stays a flexarray array), then both are timed side by side (bench/_harness.py:
+``--repeat`` rounds, one call each per round, the order rotated), median of each; ratio =
+flexarray-backed time / NumPy-backed time (below 1: flexarray faster).
 
-    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE PYTHONPATH=. python bench/bench_xarray.py
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE PYTHONPATH=. python bench/bench_xarray.py \
+        [--repeat 7] [--only substring] [--json out.json]
 """
 import argparse
 import os
-import statistics
 import sys
 import warnings
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(__file__))
-from _harness import call_times  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _harness import Table, fmt, meta, side_by_side, write_json  # noqa: E402
 
 
 def _ops(xr):
@@ -49,13 +51,11 @@ def _ops(xr):
     }
 
 
-def _time(f, repeat):
-    return statistics.median(call_times(f, repeat))
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--only", default="", help="run the operations whose name contains this")
+    ap.add_argument("--json", help="write the rows here")
     args = ap.parse_args()
     import xarray as xr
     import flexarray as xp
@@ -65,16 +65,26 @@ def main():
     coords = {"time": np.arange(2000), "x": np.arange(500)}
     dn = xr.DataArray(a, dims=("time", "x"), coords=coords)
     df = xr.DataArray(xp.asarray(a), dims=("time", "x"), coords=coords)
-    print("| operation | NumPy-backed | flexarray-backed | flexarray / NumPy | result |")
-    print("|---|---|---|---|---|")
+    table = Table(["operation", "flexarray-backed", "NumPy-backed", "flexarray / NumPy",
+                   "result"], f"median of {args.repeat} rounds; flexarray / NumPy below 1: "
+                              f"flexarray faster")
+    rows = []
     for name, f in _ops(xr).items():
+        if args.only not in name:
+            continue
         rn, rf = f(dn), f(df)
         kind = type(rf.data).__module__.split(".")[0]
         same = np.allclose(np.asarray(rf.data, dtype=float), np.asarray(rn.data, dtype=float),
                            rtol=1e-9, atol=1e-9, equal_nan=True)
-        tn, tf = _time(lambda: f(dn), args.repeat), _time(lambda: f(df), args.repeat)
-        print(f"| {name} | {tn * 1e3:.3f} ms | {tf * 1e3:.3f} ms | {tf / tn:.2f} | "
-              f"{kind}{'' if same else ' **MISMATCH**'} |")
+        res = side_by_side({"flexarray": lambda: f(df), "numpy": lambda: f(dn)}, n=args.repeat,
+                           number=1, stat="median")
+        t = res["time"]
+        ratio = t["flexarray"] / t["numpy"]
+        table.row(name, fmt(t["flexarray"]), fmt(t["numpy"]), f"{ratio:.2f}",
+                  f"{kind}{'' if same else ' **MISMATCH**'}")
+        rows.append({"name": name, "time": t, "ratio": ratio, "result_type": kind,
+                     "match": bool(same)})
+    write_json(args.json, {"meta": meta(repeat=args.repeat), "rows": rows})
 
 
 if __name__ == "__main__":
