@@ -135,37 +135,198 @@ def _fold_rows(f, op, a, axes, acc, keepdims):
     return np.expand_dims(r[0], ax) if keepdims else r[0]
 
 
+def _sequential(op, a, axes, keepdims):
+    """A float sum (or real product) along outer axes whose innermost dim in memory is a
+    kept one (``sum(axis=0)`` of a C array): NumPy adds such slices in turn, and the
+    kernel (``reductions.reduce.sequential``) adds them in the same order, NumPy's bits,
+    over column chunks on the pool's threads (inline too: one thread of it measured
+    0.74-1.0x NumPy's time, from 2048^2 to 1M x 64). None for other layouts."""
+    r = dispatch.kernel_module("reductions.reduce").sequential(op, a, axes)
+    if r is None or not keepdims:
+        return r
+    return r.reshape(tuple(1 if d in axes else m for d, m in enumerate(a.shape)))
+
+
 def _reduce_split(f, op, a, axes, acc, keepdims):
     """A large reduction (:func:`reduce_np` gates the size: ``gates.REDUCE_SPLIT_*``) cut
-    along its outermost axis into pieces that NumPy's reduce (which releases the GIL)
-    takes on the pool's threads, the caller included: NumPy's loop is memory-bound at ~25
-    GB/s on one core, and a second one adds ~1.3-1.4x. Cut along a kept axis, every output
-    is NumPy's own; cut along a reduced one, the pieces' results are combined with ``f``
-    (sums then add in another order than NumPy's, to its error bound). None when it does
-    not apply."""
-    if _threads.NTHREADS < 2 or _threads.runs_inline():
-        return None
+    into pieces that NumPy's reduce (which releases the GIL) takes on the pool's threads,
+    the caller included: NumPy's loop is memory-bound at ~25 GB/s on one core, and a
+    second one adds ~1.3-1.4x. None where NumPy's single call is the result.
+
+    The pieces give NumPy's single call's bits (docs/architecture.md, "Same bits on any
+    thread"), so the result depends neither on the thread count nor on where the call
+    runs (inline, it is NumPy's single call):
+
+    - cut along a kept axis, the outermost in memory: every output is NumPy's own, however
+      the axis is cut; integers (and max and min of integers and bools) along any axis,
+      whose results do not depend on the order;
+    - a float or complex sum over every axis of an array whose elements form one run in
+      memory with positive strides: cut at the nodes of NumPy's own pairwise summation
+      tree (:func:`_tree_leaves`), the nodes' sums added along the same tree;
+    - a float max or min over every axis: the pieces' extrema, and NumPy's single call
+      inline, with a zero's sign and a NaN made canonical (:func:`_canonical_extremum`:
+      NumPy's own depend on the order).
+
+    Float sums and real products along outer axes whose innermost dim is kept go to
+    :func:`_sequential` first (NumPy's order, inline too). Other float reductions along a
+    reduced outermost axis (products over every axis, negative strides, odd layouts) run
+    as NumPy's single call: no cut gives its bits.
+    """
+    full = len(axes) == a.ndim
+    if not full and op in ("sum", "prod") and a.dtype == acc and a.dtype.kind in "fc":
+        r = _sequential(op, a, axes, keepdims)
+        if r is not None:
+            return r
     ax = builtins.max(range(a.ndim), key=lambda d: abs(a.strides[d]) if a.shape[d] > 1 else -1)
     n = a.shape[ax]
-    pieces = builtins.min(n, 4 * _threads.NTHREADS)
-    if pieces < 2:
+    inline = _threads.NTHREADS < 2 or _threads.runs_inline()
+    if ax in axes and not (a.dtype.kind in "biu" and np.dtype(acc).kind in "biu"):
+        if op == "sum" and full and a.dtype == acc and a.dtype.kind in "fc":
+            run = _one_run(a)
+            if run is None or not _numpy_tree_holds(a.dtype) or inline:
+                return None
+            leaves = _tree_leaves(run.shape[0], a.dtype.kind == "c",
+                                  builtins.max(1, (4 * _threads.NTHREADS - 1).bit_length()))
+            sums = _run_pieces(lambda i: f.reduce(run[leaves[i][0]:leaves[i][1]]),
+                               len(leaves))
+            r = _tree_combine(sums, leaves)
+            return np.reshape(r, (1,) * a.ndim) if keepdims else r
+        if op in ("max", "min") and full and a.dtype.kind == "f":
+            if inline or n < 2:
+                r = f.reduce(a, None, None, None, keepdims)
+            else:
+                r = _cut(f, a, axes, None, ax, keepdims)
+            return _canonical_extremum(op, a, r)
         return None
+    if inline or n < 2:
+        return None
+    return _cut(f, a, axes, acc if op in ("sum", "prod") else None, ax, keepdims)
+
+
+def _cut(f, a, axes, dtype, ax, keepdims):
+    """``f.reduce`` of ``a`` over ``axes`` in ``4 * NTHREADS`` pieces along ``ax`` on the
+    pool; the pieces' results joined (``ax`` kept) or combined pairwise (reduced)."""
+    n = a.shape[ax]
+    pieces = builtins.min(n, 4 * _threads.NTHREADS)
     bounds = [n * i // pieces for i in range(pieces + 1)]
     lead = (slice(None),) * ax
-    dtype = acc if op in ("sum", "prod") else None
-    parts = [None] * pieces
+    parts = _run_pieces(lambda i: f.reduce(a[lead + (slice(bounds[i], bounds[i + 1]),)],
+                                           axes, dtype, None, True), pieces)
+    r = _combine_pairwise(f, parts) if ax in axes else np.concatenate(parts, axis=ax)
+    return r if keepdims else r.reshape([m for d, m in enumerate(r.shape) if d not in axes])
+
+
+def _canonical_extremum(op, a, r):
+    """The max or min ``r`` (a scalar or 0-d/keepdims array) of float ``a`` over every
+    axis, with the order-dependent parts of NumPy's result made canonical: a zero result
+    is +0 for max when ``a`` holds a +0 (-0 for min when it holds a -0), a NaN result
+    NumPy's default NaN. NumPy's own sign and NaN payload depend on which element its
+    SIMD loop met first (the standard leaves both unspecified); a zero or NaN result costs
+    one more pass, nothing else does."""
+    v = r.reshape(()) if isinstance(r, np.ndarray) else r
+    if v != 0 and v == v:
+        return r
+    if v != v:
+        c = a.dtype.type(np.nan)
+    else:
+        zeros = a == 0
+        signed = np.signbit(a)
+        want = np.any(zeros & (signed if op == "min" else ~signed))
+        c = a.dtype.type(-0.0 if (op == "min") == bool(want) else 0.0)
+    return np.full(r.shape, c) if isinstance(r, np.ndarray) else c
+
+
+def _run_pieces(fn, count):
+    """``[fn(i) for i in range(count)]``, the calls on the pool's threads (or inline)."""
+    parts = [None] * count
 
     def work(i):
         with ignore_fp_errors():
-            parts[i] = f.reduce(a[lead + (slice(bounds[i], bounds[i + 1]),)], axes, dtype,
-                                None, True)
+            parts[i] = fn(i)
 
-    _threads.run_items(work, range(pieces), pin=False)
-    if ax in axes:
-        r = parts[0]
-        with ignore_fp_errors():
-            for p in parts[1:]:
-                f(r, p, out=r)
-    else:
-        r = np.concatenate(parts, axis=ax)
-    return r if keepdims else r.reshape([m for d, m in enumerate(r.shape) if d not in axes])
+    _threads.run_items(work, range(count), pin=False)
+    return parts
+
+
+def _combine_pairwise(f, parts):
+    """``parts`` combined with the ufunc ``f`` pairwise by index: (0 1) (2 3) ..., then
+    the same over the results: one order for any thread count."""
+    with ignore_fp_errors():
+        while len(parts) > 1:
+            nxt = [f(parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
+            if len(parts) & 1:
+                nxt.append(parts[-1])
+            parts = nxt
+    return parts[0]
+
+
+def _one_run(a):
+    """``a``'s elements as a 1-D view in memory order when they form one evenly spaced
+    run with positive strides (C or F order, transposes, a step along the innermost
+    axis); None otherwise. NumPy's full reduction of such a layout is one pairwise sum
+    over that run (with negative strides its order differs: not taken)."""
+    dims = sorted(((s, m) for m, s in zip(a.shape, a.strides) if m > 1), reverse=True)
+    if not dims or dims[-1][0] <= 0:
+        return None
+    step, total = dims[-1][0], 1
+    for (s, m), (inner_s, inner_m) in zip(dims, dims[1:] + [(None, None)]):
+        if inner_s is not None and s != inner_s * inner_m:
+            return None
+        total *= m
+    return np.lib.stride_tricks.as_strided(a, (total,), (step,), writeable=False)
+
+
+#: NumPy's pairwise summation (``@TYPE@_pairwise_sum``): runs of more than
+#: ``_PW_BLOCK`` reals split at half their length, rounded down to a multiple of 8 reals
+_PW_BLOCK = 128
+
+
+def _tree_leaves(n, is_complex, depth):
+    """The ``[lo, hi)`` element ranges of the nodes ``depth`` levels down NumPy's pairwise
+    summation tree of ``n`` elements (complex elements count as two reals), in order;
+    a node that NumPy does not split is a leaf higher up."""
+    w = 2 if is_complex else 1
+    out = []
+
+    def split(lo, m, d):
+        reals = m * w
+        if d == 0 or reals <= _PW_BLOCK:
+            out.append((lo, lo + m, d))
+            return
+        h = reals // 2
+        h -= h % 8
+        split(lo, h // w, d - 1)
+        split(lo + h // w, m - h // w, d - 1)
+
+    split(0, n, depth)
+    return out
+
+
+def _tree_combine(sums, leaves):
+    """The leaves' sums added along the tree they came from (left + right)."""
+    stack = []  # (value, level): a node of level d is complete with its sibling
+    for v, (_, _, d) in zip(sums, leaves):
+        level = d
+        while stack and stack[-1][1] == level:
+            left, _ = stack.pop()
+            v = left + v
+            level += 1
+        stack.append((v, level))
+    assert len(stack) == 1
+    return stack[0][0]
+
+
+_tree_checked = {}
+
+
+def _numpy_tree_holds(dt) -> bool:
+    """Whether this NumPy sums ``dt`` along the tree :func:`_tree_leaves` describes
+    (checked once per dtype on 3,001 random elements, ~0.1 ms): else the third cut."""
+    ok = _tree_checked.get(dt)
+    if ok is None:
+        v = np.random.default_rng(0).standard_normal(2 * 3001).view(np.complex128)
+        v = (v if dt.kind == "c" else v.real.copy()).astype(dt)
+        leaves = _tree_leaves(v.shape[0], dt.kind == "c", 3)
+        r = _tree_combine([np.add.reduce(v[lo:hi]) for lo, hi, _ in leaves], leaves)
+        ok = _tree_checked[dt] = bool(r == np.add.reduce(v))
+    return ok

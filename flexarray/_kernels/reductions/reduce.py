@@ -15,6 +15,10 @@ NumPy's pairwise sum:
 - large reductions are split into segments whose partials NumPy combines pairwise; segment
   sizes depend only on the shape, and segments can run on Python threads (``PARALLEL_MIN``;
   off by default: measured no gain, see below).
+- sequential mode (``sequential``): NumPy's own order for float sums and real products
+  along outer axes (``out += row`` row by row, from the identity), bit for bit NumPy's
+  result, over chunks of columns that threads take in any split; for large NumPy-dtype
+  reductions whose pieces on threads must give the single call's bits.
 
 float16/bfloat16 accumulate in float32 and round once; integers accumulate in the result
 dtype and wrap like NumPy; max/min propagate NaN like NumPy.
@@ -37,7 +41,8 @@ from flexarray._kernels._intrinsics import (NTHREADS, PLAIN, cast_like, element_
                                             gather, load_as, plan, run_split, stack_array)
 from flexarray._engines import gates
 
-__all__ = ["reduce", "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "OPS"]
+__all__ = ["reduce", "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "sequential",
+           "OPS"]
 
 OPS = {"sum": 0, "prod": 1, "max": 2, "min": 3}
 
@@ -336,6 +341,49 @@ def _outer_kernel(op, kind, x, xo, ksh, kst, rsh, rst, segr, ident, nan, partial
 _outer = kernel(_outer_kernel)
 
 
+u = np.uint64
+_SEQ_WIDTH = 1 << 14  # sequential mode: at most this many columns per work item (L2)
+_SEQ_MIN_WIDTH = 16  # ... and at least this many when cut for the threads
+
+
+def _sequential_kernel(op, x, xo, ksh, kst, rsh, rst, width, ident, out, lo, hi):
+    """NumPy's own order for a reduction whose innermost dim in memory is a kept one
+    (``sum(axis=0)`` of a C array): each output is ``ident``, then each reduced position
+    combined in turn, outer reduced dims first (NumPy's loop: ``out += row`` row by row).
+    Item ``t`` = (outer kept index ``q``, column chunk ``c`` of ``width``); ``out`` is
+    C-contiguous over ``ksh``. The columns are independent, so any split of the items
+    over threads, and any ``width``, gives the same bits."""
+    k0, k1, k2 = ksh
+    r0, r1, r2 = rsh
+    ncc = (k2 + width - 1) // width
+    acc = np.empty(width, out.dtype)
+    tmp = np.empty(width, x.dtype)
+    for t in range(lo, hi):
+        c = t % ncc
+        q = t // ncc
+        c0 = c * width
+        w = min(width, k2 - c0)
+        base = xo + (q // k1) * kst[0] + (q % k1) * kst[1] + c0 * kst[2]
+        for j in range(w):
+            acc[j] = ident
+        for i0 in range(r0):
+            for i1 in range(r1):
+                p = base + i0 * rst[0] + i1 * rst[1]
+                if kst[2] == 1:
+                    for i2 in range(r2):
+                        _accumulate(op, PLAIN, acc, x[u(p + i2 * rst[2]):], w, ident, None)
+                else:
+                    for i2 in range(r2):
+                        _accumulate(op, PLAIN, acc, gather(x, p + i2 * rst[2], kst[2], w, tmp),
+                                    w, ident, None)
+        o = q * k2 + c0
+        for j in range(w):
+            out[o + j] = acc[j]
+
+
+_sequential = kernel(_sequential_kernel)
+
+
 # ---------------------------------------------------------------- Python side
 _NP_COMBINE = (np.add, np.multiply, np.maximum, np.minimum)
 
@@ -510,3 +558,51 @@ def reduce_max(a, axes):
 def reduce_min(a, axes):
     """``reduce("min", a, axes)`` (NaN propagates)."""
     return reduce("min", a, axes)
+
+
+def sequential(op, a, axes):
+    """``op`` ("sum", or "prod" of real floats) of float or complex ``a`` over ``axes`` in NumPy's own
+    order, bit for bit NumPy's ``ufunc.reduce(a, axes)``, when the innermost dim of ``a``
+    in memory is a kept one and the reduced dims' strides are positive (NumPy then adds
+    the slices in turn, outer reduced dims first); None for other layouts. Runs on the
+    pool's threads over column chunks: any thread count gives the same bits."""
+    opc = OPS[op]
+    if opc > 1 or a.dtype.kind not in "fc" or a.size == 0 or (opc == 1 and a.dtype.kind == "c"):
+        return None  # (Numba's complex product rounds otherwise than NumPy's)
+    axes = tuple(sorted(set(axes)))
+    kept = [d for d in range(a.ndim) if d not in axes and a.shape[d] > 1]
+    red = [d for d in axes if a.shape[d] > 1]
+    if not kept or not red:
+        return None
+    fv = flat_view(a, readonly=True)
+    if fv is None:
+        return None
+    flat, xo, st = fv
+    inner = min(abs(st[d]) for d in kept)
+    if inner != abs(st[kept[-1]]) or any(st[d] <= inner for d in red):
+        return None  # (the last kept dim must be the innermost; reduced ones outside it)
+    rd = sorted(((st[d], a.shape[d]) for d in red), reverse=True)  # NumPy's loop order
+    rs, rn = [rd[0][0]], [rd[0][1]]
+    for s_, n_ in rd[1:]:
+        if rs[-1] == s_ * n_:
+            rs[-1], rn[-1] = s_, rn[-1] * n_
+        else:
+            rs.append(s_)
+            rn.append(n_)
+    kc = _merge_kept([a.shape[d] for d in kept], [st[d] for d in kept])
+    if kc is None or len(rs) > 3:
+        return None
+    ksh, kst = kc
+    pad = 3 - len(rs)
+    rsh, rst = (1,) * pad + tuple(rn), (0,) * pad + tuple(rs)
+    out = np.empty(ksh[0] * ksh[1] * ksh[2], a.dtype)
+    # whole rows where they fit in L2 (a row read in pieces restarts the prefetchers:
+    # 2048^2 float64 in chunks of 1024 columns took 1.7x NumPy's time), and at least a
+    # chunk per thread where the outer kept dims give fewer items than threads
+    width = min(ksh[2], _SEQ_WIDTH)
+    if ksh[0] * ksh[1] < NTHREADS:
+        width = min(width, max(_SEQ_MIN_WIDTH, -(-ksh[2] // NTHREADS)))
+    items = ksh[0] * ksh[1] * (-(-ksh[2] // width))
+    run_split(_sequential, (opc, flat, xo, ksh, kst, rsh, rst, width, _identity(opc, a.dtype),
+                            out), items, NTHREADS)
+    return out.reshape([a.shape[d] for d in range(a.ndim) if d not in axes])
