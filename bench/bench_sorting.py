@@ -1,4 +1,4 @@
-"""Sorting, sets and indexing at the sizes scikit-learn metrics and SciPy stats use (issue 16):
+"""Sorting, sets and indexing at the sizes scikit-learn metrics and SciPy stats use:
 flexarray vs NumPy vs torch CPU, round-robin in one process, medians and ratios.
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE PYTHONPATH=. python bench/bench_sorting.py \
@@ -13,18 +13,15 @@ scikit-learn's ``roc_auc_score`` / ``accuracy_score`` (flexarray and torch with
 ``array_api_dispatch=True``; NumPy with dispatch off, the plain NumPy path users had).
 
 Every case is timed in batches of at least ``--min-batch`` seconds; each round times every
-backend once, and the table shows each backend's median over ``--repeat`` rounds and the
-ratios peer / flexarray (above 1: flexarray is faster). NumPy's peer of a stable flexarray
+backend once (bench/_harness.py's rounds, the order rotated), and the table shows each
+backend's median over ``--repeat`` rounds and the ratios of the medians peer / flexarray
+(above 1: flexarray is faster). NumPy's peer of a stable flexarray
 call is ``kind="stable"``, of an unstable one NumPy's default (SIMD quicksort). Results are
 checked against NumPy's before timing (MISMATCH in the table).
 """
 import argparse
-import json
 import os
-import platform
-import statistics
 import sys
-import time
 import warnings
 
 os.environ["SCIPY_ARRAY_API"] = "1"  # before scipy is imported anywhere
@@ -33,7 +30,8 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
 import flexarray as xp  # noqa: E402
-from _harness import fmt, time_calls, torch  # noqa: E402  (torch is None when not installed)
+from _harness import (Table, batch, calibrate, fmt, fmt_ratio, median, meta, peers as present,  # noqa: E402
+                      rounds, torch, write_json)  # (torch is None when not installed)
 
 BACKENDS = ("flexarray", "numpy", "torch")
 SIZES_1D = (100, 2_000, 50_000, 1_000_000)
@@ -249,11 +247,8 @@ def _mismatch(result, reference, unordered=False):
 
 def bench(cases, repeat, min_batch):
     rows = []
-    peers = [b for b in BACKENDS[1:] if b != "torch" or torch is not None]
-    head = ("| case | flexarray | " + " | ".join(peers) + " | "
-            + " | ".join(f"{p}/flexarray" for p in peers) + " |")
-    print(head)
-    print("|" + "---|" * (head.count("|") - 1), flush=True)
+    peers = present(BACKENDS[1:])
+    table = Table(["case", "flexarray", *peers, *(f"{p}/flexarray" for p in peers)])
     for name, funcs, check in cases:
         calls, status = {}, {}
         reference = None
@@ -263,7 +258,7 @@ def bench(cases, repeat, min_batch):
             f = funcs[b]
             try:
                 r = f()
-                t1 = min(time_calls(f, 1) for _ in range(3))
+                number = calibrate(f, min_batch)
             except Exception as e:  # noqa: BLE001 (reported in the table)
                 status[b] = type(e).__name__
                 continue
@@ -273,26 +268,19 @@ def bench(cases, repeat, min_batch):
                 if msg := _mismatch(r, reference, name.startswith("unique_values")):
                     status[b] = "MISMATCH"
                     print(f"  {name}: flexarray {msg}", file=sys.stderr)
-            calls[b] = (f, max(1, min(100_000, int(min_batch / max(t1, 1e-7)))))
-        times = {b: [] for b in calls}
-        for _ in range(repeat):  # round-robin: every backend once per round
-            for b, (f, number) in calls.items():
-                times[b].append(time_calls(f, number))
-        med = {b: statistics.median(t) for b, t in times.items()}
+            calls[b] = batch(f, number)
+        med = median(rounds(calls, repeat))  # every backend once per round, order rotated
         row = {"name": name, "time": med, "status": status}
         cells = [fmt(med[b]) if b in med else status.get(b, "-") for b in ("flexarray", *peers)]
         if status.get("flexarray"):
             cells[0] += f" **{status['flexarray']}**"
         ratios = []
         for p in peers:
-            if p in med and "flexarray" in med:
-                r = med[p] / med["flexarray"]
+            r = med[p] / med["flexarray"] if p in med and "flexarray" in med else None
+            if r is not None:
                 row[f"{p}/flexarray"] = r
-                ratios.append(f"**{r:.2f}**" if r < 0.9 else f"{r:.2f}")
-            else:
-                ratios.append("-")
-        print(f"| {name} | " + " | ".join(cells) + " | " + " | ".join(ratios) + " |",
-              flush=True)
+            ratios.append(fmt_ratio(r, bold_below=0.9))
+        table.row(name, *cells, *ratios)
         rows.append(row)
     return rows
 
@@ -315,13 +303,8 @@ def main():
     print(f"medians of {args.repeat} rounds; ratios peer / flexarray (above 1: flexarray "
           f"faster; bold below 0.9)\n")
     rows = bench(cases, args.repeat, args.min_batch)
-    if args.json:
-        meta = {"python": platform.python_version(), "numpy": np.__version__,
-                "torch": torch.__version__ if torch is not None else None,
-                "repeat": args.repeat, "min_batch": args.min_batch,
-                "time": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())}
-        with open(args.json, "w") as fh:
-            json.dump({"meta": meta, "rows": rows}, fh, indent=1)
+    write_json(args.json, {"meta": meta(repeat=args.repeat, min_batch=args.min_batch),
+                           "rows": rows})
 
 
 if __name__ == "__main__":
