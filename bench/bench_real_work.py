@@ -1,7 +1,8 @@
 """Real work: scikit-learn (array_api_dispatch=True) and SciPy (SCIPY_ARRAY_API=1) calls
 timed with flexarray, NumPy (dispatch off, plain NumPy arrays: what users had), torch CPU
 (through array-api-compat) and array-api-strict, round-robin in one process (the order
-rotated each round).
+rotated each round; bench/_harness.py's rounds, each backend's batch after ``--settle``
+seconds of its own calls untimed).
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE PYTHONPATH=. python bench/bench_real_work.py \
         [--size small|medium|large|all] [--repeat 5] [--only substring] [--json out.json]
@@ -13,13 +14,9 @@ tolerance). ``d`` holds the data converted once to the backend (outside the timi
 as MISMATCH in the table); an exception shows its type in the table.
 """
 import argparse
-import json
 import math
 import os
-import platform
-import statistics
 import sys
-import time
 import warnings
 
 os.environ["SCIPY_ARRAY_API"] = "1"  # before scipy is imported anywhere
@@ -39,7 +36,8 @@ import flexarray  # noqa: E402
 import array_api_strict  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _harness import fmt, time_calls, torch  # noqa: E402  (torch is None when not installed)
+from _harness import (Table, batch, calibrate, fmt, median, meta, rounds,  # noqa: E402
+                      torch, write_json)  # (torch is None when not installed)
 
 SIZES = {"small": (2_000, 20), "medium": (50_000, 64), "large": (200_000, 128)}
 N_QUERY = 256  # rows of the query block of pairwise kernels/distances (n_query x n)
@@ -209,7 +207,15 @@ def check(result, reference, tol):
     return ""
 
 
-def bench_size(size, names, repeat, min_batch, select, settle):
+def _with_dispatch(dispatch, measure):
+    """The measurement under scikit-learn's ``array_api_dispatch=dispatch``."""
+    def run():
+        sklearn.set_config(array_api_dispatch=dispatch)
+        return measure()
+    return run
+
+
+def bench_size(size, names, repeat, min_batch, select, settle, table):
     n, p = SIZES[size]
     base = make_data(n, p)
     be = backends()
@@ -218,14 +224,14 @@ def bench_size(size, names, repeat, min_batch, select, settle):
     for name, func, tol in WORKLOADS:
         if select and select not in name:
             continue
-        calls, err, status, times = {}, {}, {}, {b: [] for b in be}
+        calls, err, status = {}, {}, {}
         reference = None
         for b, (ns, _, dispatch) in be.items():  # warm-up, check, calibrate
             sklearn.set_config(array_api_dispatch=dispatch)
             f = (lambda func=func, ns=ns, d=data[b]: func(ns, d))
             try:
                 result = f()
-                t1 = time_calls(f, 1)
+                number = calibrate(f, min_batch, max_number=10_000, tries=1)
             except Exception as e:  # noqa: BLE001 (reported in the table)
                 err[b] = type(e).__name__
                 status[b] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
@@ -237,24 +243,15 @@ def bench_size(size, names, repeat, min_batch, select, settle):
                     status[b] = check(result, reference, tol)
                 except Exception as e:  # noqa: BLE001
                     status[b] = f"check failed: {type(e).__name__}: {e}"
-            calls[b] = (f, max(1, min(10_000, int(min_batch / max(t1, 1e-7)))))
-        order = list(calls)
-        for r in range(repeat):  # round-robin: every backend once per round, the order
-            # rotated each round; before each backend's timed calls, its own calls untimed
-            # for `settle` seconds: the previous backend's BLAS (and torch's OpenMP)
-            # threads spin ~0.12 s after its last call and would slow the next one,
-            # flexarray's two-thread passes most (docs/benchmarks.md, "Threads"); an idle
-            # pause instead would leave every library's threads to wake cold
-            for b in order[r % len(order):] + order[:r % len(order)]:
-                f, number = calls[b]
-                sklearn.set_config(array_api_dispatch=be[b][2])
-                t_end = time.perf_counter() + settle
-                f()
-                while time.perf_counter() < t_end:
-                    f()
-                times[b].append(time_calls(f, number))
+            calls[b] = _with_dispatch(dispatch, batch(f, number, settle=settle))
+        # round-robin: every backend once per round, the order rotated each round; before
+        # each backend's timed calls, its own calls untimed for `settle` seconds: the
+        # previous backend's BLAS (and torch's OpenMP) threads spin ~0.12 s after its last
+        # call and would slow the next one, flexarray's two-thread passes most
+        # (docs/benchmarks.md, "Threads"); an idle pause instead would leave every
+        # library's threads to wake cold
+        med = median(rounds(calls, repeat))
         sklearn.set_config(array_api_dispatch=False)
-        med = {b: statistics.median(t) for b, t in times.items() if t}
         row = {"name": name, "size": size, "shape": [n, p], "time": med,
                "error": err, "status": status}
         if "flexarray" in med and "numpy" in med:
@@ -262,7 +259,7 @@ def bench_size(size, names, repeat, min_batch, select, settle):
         if "flexarray" in med and "numpy-api" in med:
             row["ratio_api"] = med["flexarray"] / med["numpy-api"]
         rows.append(row)
-        print_row(row, names, flush=True)
+        print_row(table, row, names)
     return rows
 
 
@@ -277,18 +274,16 @@ def cell(row, b):
     return s
 
 
-def print_header(names):
-    print("| workload | size | " + " | ".join(names) + " | flexarray/numpy | flexarray/numpy-api |")
-    print("|---|---|" + "---|" * len(names) + "---|---|")
+def header(names):
+    return Table(["workload", "size", *names, "flexarray/numpy", "flexarray/numpy-api"])
 
 
-def print_row(row, names, flush=False):
+def print_row(table, row, names):
     ratio = f"{row['ratio']:.2f}" if "ratio" in row else "-"
     if "ratio" in row and row["ratio"] > 1.1:
         ratio = f"**{ratio}**"
     api = f"{row['ratio_api']:.2f}" if "ratio_api" in row else "-"
-    print(f"| {row['name']} | {row['size']} | " + " | ".join(cell(row, b) for b in names)
-          + f" | {ratio} | {api} |", flush=flush)
+    table.row(row["name"], row["size"], *(cell(row, b) for b in names), ratio, api)
 
 
 def geomean(rows, key="ratio"):
@@ -321,10 +316,11 @@ def main():
           "NumPy time (below 1: flexarray faster). numpy-api: NumPy arrays with "
           "array_api_dispatch=True (scikit-learn's array-API path; SciPy rows: the same "
           "call as numpy).\n")
-    print_header(names)
+    table = header(names)
     rows = []
     for size in sizes:
-        rows += bench_size(size, names, args.repeat, args.min_batch, args.only, args.settle)
+        rows += bench_size(size, names, args.repeat, args.min_batch, args.only, args.settle,
+                           table)
     print()
     summary = {}
     for size in sizes:
@@ -339,16 +335,14 @@ def main():
         for name, size, b, s in problems:
             print(f"  {name} [{size}] {b}: {s}")
     if args.json:
-        meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                "machine": platform.machine(), "cpus": os.cpu_count(),
-                "load": os.getloadavg(), "repeat": args.repeat, "backends": names,
-                "torch_threads": args.torch_threads if torch is not None else None,
-                "settle_s": args.settle,
-                "env": {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS",
-                                                       "FLEXARRAY_NUM_THREADS")},
-                "sizes": {s: SIZES[s] for s in sizes}}
-        with open(args.json, "w") as fh:
-            json.dump({"meta": meta, "summary": summary, "rows": rows}, fh, indent=1)
+        m = meta(repeat=args.repeat, backends=names, settle_s=args.settle,
+                 torch_threads=args.torch_threads if torch is not None else None,
+                 env={k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS",
+                                                     "FLEXARRAY_NUM_THREADS")},
+                 sizes={s: SIZES[s] for s in sizes}, scipy=scipy.__version__,
+                 sklearn=sklearn.__version__)
+        m["date"] = m["time"]  # the key plot_real_work.py and older records use
+        write_json(args.json, {"meta": m, "summary": summary, "rows": rows})
 
 
 if __name__ == "__main__":
