@@ -6,16 +6,19 @@
 Each case is one row of CASES: (name, function(ns, d) -> callable, target). ``d`` holds the
 same small arrays for both libraries (10 elements, a 10 x 10 matrix, 0-d arrays); the
 NumPy side is the plain NumPy idiom a user had (``a[3]`` gives a NumPy scalar). Times are
-medians over rounds of the best per-call time of a batch; ratio = flexarray / NumPy.
+medians over rounds (bench/_harness.py's rounds, the order rotated) of the best per-call
+time of a batch; ratio = flexarray / NumPy.
 """
 import argparse
-import json
-import statistics
-import timeit
+import os
+import sys
 
 import numpy as np
 
 import flexarray
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _harness import Table, batch, median, rounds, time_calls, write_json  # noqa: E402
 
 CASES = [
     # (name, make(ns, d) -> zero-argument callable, target: ("us", 1.0) or ("x", 3.0))
@@ -54,10 +57,6 @@ def data(ns, conv):
             "copied": copied, "copy": copied.__copy__()}
 
 
-def per_call(f, number):
-    return min(timeit.repeat(f, number=number, repeat=3)) / number
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=7, help="round-robin rounds (median)")
@@ -66,21 +65,16 @@ def main():
     libs = {"flexarray": data(flexarray, lambda a: flexarray.asarray(a, copy=True)),
             "numpy": data(np, lambda a: a)}
     nss = {"flexarray": flexarray, "numpy": np}
-    print("| operation | flexarray | numpy | flexarray/numpy | target | met |")
-    print("|---|---|---|---|---|---|")
+    table = Table(["operation", "flexarray", "numpy", "flexarray/numpy", "target", "met"])
     rows = []
     for name, make, target in CASES:
         funcs = {lib: make(nss[lib], d) for lib, d in libs.items()}
-        number = {}
+        measures = {}
         for lib, f in funcs.items():  # warm up and calibrate: batches of ~5 ms
             f()
-            t = timeit.timeit(f, number=100) / 100
-            number[lib] = max(100, int(0.005 / max(t, 1e-8)))
-        times = {lib: [] for lib in funcs}
-        for _ in range(args.repeat):
-            for lib, f in funcs.items():
-                times[lib].append(per_call(f, number[lib]))
-        t = {lib: statistics.median(v) for lib, v in times.items()}
+            number = max(100, int(0.005 / max(time_calls(f, 100), 1e-8)))
+            measures[lib] = batch(f, number, block=3)
+        t = median(rounds(measures, args.repeat))
         ratio = t["flexarray"] / t["numpy"]
         if target is None:
             tgt, met = "-", "-"
@@ -88,12 +82,11 @@ def main():
             tgt, met = f"<= {target[1]:g} us", "yes" if t["flexarray"] <= target[1] * 1e-6 else "NO"
         else:
             tgt, met = f"<= {target[1]:g}x NumPy", "yes" if ratio <= target[1] else "NO"
-        print(f"| {name} | {t['flexarray'] * 1e6:.2f} us | {t['numpy'] * 1e6:.2f} us | "
-              f"{ratio:.2f} | {tgt} | {met} |", flush=True)
+        table.row(name, f"{t['flexarray'] * 1e6:.2f} us", f"{t['numpy'] * 1e6:.2f} us",
+                  f"{ratio:.2f}", tgt, met)
         rows.append({"name": name, "time": t, "ratio": ratio, "target": tgt, "met": met})
     if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(rows, fh, indent=1)
+        write_json(args.json, rows)
 
 
 if __name__ == "__main__":
