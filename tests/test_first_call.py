@@ -363,3 +363,27 @@ def test_failures_fall_back_to_compiling_here(monkeypatch):
     monkeypatch.setattr(_warm, "RECHECK_SECONDS", 0.0)
     answers = [_warm.available(_valid_range, (3, 0, 1, 3)) for _ in range(_warm.MAX_ASKS + 1)]
     assert answers == [False] * _warm.MAX_ASKS + [True]
+
+
+def test_a_family_warms_in_the_background(tmp_path):
+    """A kernel without a stand-in that compiles on the caller's thread (adaptive pooling)
+    asks the background process for the rest of its family in that dtype: max pooling's
+    kernel lands in the disk cache without any call asking for it."""
+    out = _run("""
+        import flexarray as xp
+        from flexarray import nn
+        from flexarray._kernels import _warm
+        from flexarray._kernels.nn import pool
+        x = xp.asarray(np.arange(2 * 3 * 8 * 8, dtype=np.float32).reshape(2, 3, 8, 8))
+        nn.adaptive_avg_pool2d(x, 3)
+        g = (1, 8, 8, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1, 1, 4, 4)
+        f = np.zeros(4, np.float32)
+        sig = _warm.signature(pool._max_pool, (f, f, np.zeros(1, np.int64), False, g, 0, 1))
+        t = time.monotonic()
+        while not _warm.cached(pool._max_pool, sig) and time.monotonic() - t < 240:
+            time.sleep(0.2)
+        print(json.dumps({"asked": [[n, str(d)] for n, d in _warm._families_asked],
+                          "cached": _warm.cached(pool._max_pool, sig)}))
+        _warm._proc.kill()
+    """, tmp_path / "cache")
+    assert out == {"asked": [["pool", "float32"]], "cached": True}

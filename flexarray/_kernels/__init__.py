@@ -144,6 +144,15 @@ def kernel(*args, **kwargs):
     return make
 
 
+def _listen():
+    """A kernel of a family without stand-ins compiling here asks for the rest of its family
+    in the background (``_warm.FAMILIES``); registering the listener starts nothing."""
+    from flexarray._kernels import _warm
+    _warm.listen()
+
+
+_listen()
+
 # (dispatcher, key) pairs whose specialization is in memory: ``ready``'s fast path
 _READY = set()
 

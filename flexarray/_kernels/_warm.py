@@ -199,6 +199,7 @@ def _after_fork():
     _asked.clear()
     _asks.clear()
     _probed.clear()
+    _families_asked.clear()
 
 
 atexit.register(_close)
@@ -218,8 +219,8 @@ def _run_job(job):
         disp = getattr(importlib.import_module(modname), name)
         disp.compile(sig)
         return name
-    _, name = job
-    RECIPES[name]()
+    _, name, *only = job
+    RECIPES[name](*only)
     return name
 
 
@@ -263,11 +264,15 @@ def _rng():
     return np.random.default_rng(0)
 
 
-def _fft():
-    import numpy as np
+def _only(dts, only):
+    """The dtypes of ``dts`` in ``only`` (all of them when ``only`` is None)."""
+    return [d for d in dts if only is None or np.dtype(d) in only]
+
+
+def _fft(only=None):
     from flexarray._kernels.fft import rfft
     r = _rng()
-    for dt in (np.float32, np.float64):
+    for dt in _only((np.float32, np.float64), only):
         for n in (64, 4096):
             x = r.standard_normal((3, n)).astype(dt)
             rfft.irfft(rfft.rfft(x), n)
@@ -315,10 +320,10 @@ def _sort():
         xp.unique_all(a)
 
 
-def _pool():
+def _pool(only=None):
     import flexarray as xp
     from flexarray import nn
-    for dt in (xp.float32, xp.float64):
+    for dt in _only((xp.float32, xp.float64), only):
         x = xp.reshape(xp.arange(2 * 3 * 8 * 8, dtype=dt), (2, 3, 8, 8))
         nn.max_pool2d(x, 2)
         nn.max_pool2d(x, 2, return_indices=True)
@@ -329,11 +334,11 @@ def _pool():
         nn.adaptive_avg_pool2d(x, 1)
 
 
-def _conv():
+def _conv(only=None):
     import flexarray as xp
     from flexarray import nn
     r = _rng()
-    for dt in (xp.float32, xp.float64):
+    for dt in _only((xp.float32, xp.float64), only):
         def a(*shape):
             return xp.asarray(r.standard_normal(shape), dtype=dt)
         x = a(1, 32, 12, 12)
@@ -346,11 +351,11 @@ def _conv():
         nn.conv_transpose2d(a(1, 4, 6, 6), a(4, 3, 3, 3), stride=2)
 
 
-def _attention():
+def _attention(only=None):
     import flexarray as xp
     from flexarray import nn
     r = _rng()
-    for dt in (xp.float32, xp.float64):
+    for dt in _only((xp.float32, xp.float64), only):
         def a(*shape):
             return xp.asarray(r.standard_normal(shape), dtype=dt)
         q, k, v = a(2, 2, 8, 16), a(2, 2, 8, 16), a(2, 2, 8, 16)
@@ -372,9 +377,9 @@ def _dtypes(names=_NUMERIC):
     return [np.dtype(ml_dtypes.bfloat16) if n == "bfloat16" else np.dtype(n) for n in names]
 
 
-def _reduce():
+def _reduce(only=None):
     import flexarray as xp
-    for dt in [np.dtype(np.bool_)] + _dtypes():
+    for dt in _only([np.dtype(np.bool_)] + _dtypes(), only):
         # (above the kernels' gates: flexarray._engines.gates.REDUCE_KERNEL_MIN)
         a = xp.asarray((np.arange(4 * 8 * 8200) % 3).reshape(4, 8, 8200).astype(dt))
         for axis in (2, 0, None, 1, (0, 2)):
@@ -446,6 +451,71 @@ RECIPES = {             # (the longest first: ``warm`` hands them out in this or
     "matmul": _matmul,
     "threads": _threads,
 }
+
+
+#: kernel modules whose other specializations of a dtype are compiled in the background when
+#: one of them compiles on a caller's thread (they have no stand-ins): their recipe
+FAMILIES = {"flexarray._kernels.fft.rfft": "fft", "flexarray._kernels.nn.conv": "conv",
+            "flexarray._kernels.nn.attention": "attention", "flexarray._kernels.nn.pool": "pool",
+            "flexarray._kernels.reductions.reduce": "reduce"}
+_families_asked = set()
+
+
+def request_family(name, dtype):
+    """Ask the background process to run recipe ``name`` for ``dtype`` (once a process)."""
+    global _proc
+    with _lock:
+        if (name, dtype) in _families_asked:
+            return
+        _families_asked.add((name, dtype))
+        line = _encode(("recipe", name, (dtype,)))
+        for _ in range(2):
+            if _proc is None or _proc.poll() is not None:
+                _proc = _spawn()
+                _asked.clear()
+            try:
+                _proc.stdin.write(line)
+                _proc.stdin.flush()
+                return
+            except OSError:
+                _proc = None
+
+
+def _on_compile(ev):
+    """On a compile of a family's kernel (``FAMILIES``) on any thread of this process: the
+    rest of the family for the kernel's first array argument's dtype, in the background."""
+    global _broken
+    if _broken or not enabled():
+        return
+    try:
+        disp = ev.data["dispatcher"]
+        name = FAMILIES.get(getattr(disp.py_func, "__module__", ""))
+        if name is None:
+            return
+        from numba import types
+        from numba.np.numpy_support import as_dtype
+        arr = next((a for a in ev.data["args"] if isinstance(a, types.Array)), None)
+        if arr is not None:
+            request_family(name, as_dtype(arr.dtype))
+    except Exception:
+        _broken = True
+
+
+def listen():
+    """Register :func:`_on_compile` with Numba's event API (once a process)."""
+    from numba.core import event
+    if getattr(listen, "done", False):
+        return
+    listen.done = True
+
+    class Listener(event.Listener):
+        def on_start(self, ev):
+            _on_compile(ev)
+
+        def on_end(self, ev):
+            pass
+
+    event.register("numba:compile", Listener())
 
 
 def uncompiled():
