@@ -278,6 +278,11 @@ def _own(x) -> np.ndarray:
     view: no lazy copy can join the block meanwhile)."""
     buf = x._buf
     st = buf.storage
+    if st is None:  # a first lazy copy is deciding (then it sees this write, see lazy_copy)
+        with _lock:
+            st = buf.storage
+        if st is None:  # it copied at once: the family is untracked
+            return x._arr
     a = x._arr
     if len(st.families) > 1 or not _current(a, st):  # shared, or a move is running
         with _lock:
