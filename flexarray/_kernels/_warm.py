@@ -41,6 +41,7 @@ import numpy as np
 ENV = "FLEXARRAY_BACKGROUND_COMPILE"
 RECHECK_SECONDS = 0.05   # between probes of the disk cache for one pending specialization
 IDLE_SECONDS = 30.0      # the background process ends after this long without requests
+AFTER_SECONDS = 60.0     # a family's recipe waits at most this long for its parent's compile
 NICE = 5
 
 _lock = threading.Lock()
@@ -126,6 +127,14 @@ def available(disp, args) -> bool:
         return True
 
 
+def _in_module(disp):
+    try:
+        _name_in_module(disp)
+        return True
+    except (LookupError, KeyError):
+        return False
+
+
 def _name_in_module(disp):
     mod = sys.modules[disp.py_func.__module__]
     for name, v in vars(mod).items():
@@ -209,8 +218,9 @@ if hasattr(os, "register_at_fork"):
 
 # ---------------------------------------------------------------------------------- the
 # background process: ``python -m flexarray._kernels._warm --serve`` reads jobs, one
-# base64 pickle a line: ("sig", module, name, signature) or ("recipe", name); it prints
-# "done <kind> <name> <seconds>" after each.
+# base64 pickle a line: ("sig", module, name, signature), or ("recipe", name, dtypes or
+# None, None or (module, name, signature) to wait for); it prints
+# "done <kind> <name> <seconds>" (or "failed ...") after each.
 
 def _run_job(job):
     import importlib
@@ -219,8 +229,14 @@ def _run_job(job):
         disp = getattr(importlib.import_module(modname), name)
         disp.compile(sig)
         return name
-    _, name, *only = job
-    RECIPES[name](*only)
+    _, name, only, after = job
+    if after is not None:       # the kernel its parent is compiling: wait for it (<= 60 s)
+        modname, attr, sig = after
+        disp = getattr(importlib.import_module(modname), attr)
+        t = time.monotonic()
+        while not cached(disp, sig) and time.monotonic() - t < AFTER_SECONDS:
+            time.sleep(0.1)
+    RECIPES[name](only)
     return name
 
 
@@ -278,7 +294,7 @@ def _fft(only=None):
             rfft.irfft(rfft.rfft(x), n)
 
 
-def _half():
+def _half(only=None):
     import ml_dtypes
     import numpy as np
     from flexarray._kernels.elementwise import half
@@ -288,7 +304,7 @@ def _half():
         half.from_float32(half.to_float32(a[:, ::2]), dt)
 
 
-def _argminmax():
+def _argminmax(only=None):
     import ml_dtypes
     import numpy as np
     from flexarray._kernels.reductions import argminmax
@@ -301,7 +317,7 @@ def _argminmax():
         argminmax.argmax(a[:, :, ::2], 2)       # inner
 
 
-def _sort():
+def _sort(only=None):
     import flexarray as xp
     r = _rng()
     for name in ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32",
@@ -395,7 +411,7 @@ def _reduce(only=None):
             xp.sum(a[:, ::2, ::-1], axis=axis)
 
 
-def _copy():
+def _copy(only=None):
     import numpy as np
     from flexarray._kernels.copy import gather, strided
     for size in (1, 2, 4, 8, 16):
@@ -408,7 +424,7 @@ def _copy():
         gather.take(a.reshape(-1), idx, 0, np.empty(3, dt))
 
 
-def _select():
+def _select(only=None):
     import numpy as np
     from flexarray._kernels.elementwise import select
     for dt in _dtypes(("uint8", "uint16", "float32", "float64")):
@@ -418,7 +434,7 @@ def _select():
         select.where(c, a[:, :1], a, np.empty((4, 5), dt))
 
 
-def _matmul():
+def _matmul(only=None):
     import numpy as np
     from flexarray._kernels.linalg import matmul
     for dt in _dtypes(("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
@@ -431,7 +447,7 @@ def _matmul():
         matmul.half_matmul(a, a.T)
 
 
-def _threads():
+def _threads(only=None):
     import numpy as np
     from flexarray._kernels.nn.common import linger
     linger(np.zeros(8, np.int64), 0, 1)
@@ -461,14 +477,17 @@ FAMILIES = {"flexarray._kernels.fft.rfft": "fft", "flexarray._kernels.nn.conv": 
 _families_asked = set()
 
 
-def request_family(name, dtype):
-    """Ask the background process to run recipe ``name`` for ``dtype`` (once a process)."""
+def request_family(name, dtype, trigger=None):
+    """Ask the background process to run recipe ``name`` for ``dtype`` (once a process),
+    after the kernel ``trigger`` ((dispatcher, signature): the one compiling here) is in
+    the disk cache, so that it is not compiled twice."""
     global _proc
     with _lock:
         if (name, dtype) in _families_asked:
             return
         _families_asked.add((name, dtype))
-        line = _encode(("recipe", name, (dtype,)))
+        after = None if trigger is None else _name_in_module(trigger[0]) + (trigger[1],)
+        line = _encode(("recipe", name, (dtype,), after))
         for _ in range(2):
             if _proc is None or _proc.poll() is not None:
                 _proc = _spawn()
@@ -494,9 +513,11 @@ def _on_compile(ev):
             return
         from numba import types
         from numba.np.numpy_support import as_dtype
-        arr = next((a for a in ev.data["args"] if isinstance(a, types.Array)), None)
+        args = tuple(ev.data["args"])
+        arr = next((a for a in args if isinstance(a, types.Array)), None)
         if arr is not None:
-            request_family(name, as_dtype(arr.dtype))
+            trigger = (disp, args) if _in_module(disp) else None
+            request_family(name, as_dtype(arr.dtype), trigger)
     except Exception:
         _broken = True
 
@@ -541,7 +562,7 @@ def warm(jobs=1, names=None, progress=None):
 
     def feed(p):
         if pending:
-            p.stdin.write(_encode(("recipe", pending.pop(0))))
+            p.stdin.write(_encode(("recipe", pending.pop(0), None, None)))
             p.stdin.flush()
             return True
         p.stdin.close()
