@@ -10,6 +10,7 @@ input's elements, as NumPy's views do (a write through one is seen by all):
 from __future__ import annotations
 
 import builtins
+import sys
 
 import numpy as np
 
@@ -25,6 +26,22 @@ __all__ = ["broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "ex
 
 
 KERNEL_COPY_MIN = gates.COPY_KERNEL_MIN  # measured: flexarray/_engines/gates.py
+
+def _check_size(shape, itemsize, func, what):
+    """ValueError naming the call and the size where no array of ``shape`` can exist at
+    all: more bytes than the intp range holds (NumPy: "array is too big", "Maximum allowed
+    dimension exceeded"), views included; a result that could exist but does not fit in
+    memory raises MemoryError when it is allocated. ``what``: the request, naming the
+    argument."""
+    try:
+        check_alloc(shape, itemsize, func)
+    except MemoryError:
+        n = itemsize
+        for m in shape:
+            n *= max(m, 1)
+        raise ValueError(f"{func}: {what} would take {n} bytes; no array can be larger than "
+                         f"{sys.maxsize} bytes (the intp range)") from None
+
 
 
 def contiguous_copy(a: np.ndarray) -> np.ndarray:
@@ -120,7 +137,7 @@ def broadcast_to(x, /, shape):
         raise ValueError(f"broadcast_to: cannot broadcast an array of shape {x.shape} to "
                          f"{shape}; each axis of x must be 1 or equal the target size "
                          f"(aligned from the right)")
-    check_alloc(shape, x._arr.itemsize, "broadcast_to", "the view")
+    _check_size(shape, x._arr.itemsize, "broadcast_to", f"the view of 'shape'={shape}")
     return _broadcast_view(x, shape)
 
 
@@ -138,7 +155,7 @@ def broadcast_arrays(*arrays):
         check_array(a, "broadcast_arrays", f"arrays[{i}]")
     shape = broadcast_shape_of([a.shape for a in arrays], "broadcast_arrays",
                                "array shapes")
-    check_alloc(shape, 1, "broadcast_arrays", "the views")
+    _check_size(shape, 1, "broadcast_arrays", f"the views of the broadcast shape {shape}")
     return tuple(_broadcast_view(a, shape) for a in arrays)
 
 
@@ -320,6 +337,7 @@ def reshape(x, /, shape, *, copy=None):
         raise ValueError(f"reshape: cannot reshape an array of shape {x.shape} (size "
                          f"{x.size}) into {shape} (size {known})")
     a = x._arr
+    _check_size(shape, a.itemsize, "reshape", f"'shape'={shape}")  # (zero-size x)
     try:
         view = a.reshape(shape, copy=False)
     except ValueError:
@@ -366,7 +384,9 @@ def repeat(x, repeats, /, *, axis=None):
     else:
         r = as_count(repeats, "repeat", "repeats")
     total = r * n if type(r) is int else int(np.sum(r, dtype=np.float64) if r.ndim else r * n)
-    check_alloc(a.shape[:ax] + (total,) + a.shape[ax + 1:], a.itemsize, "repeat")
+    out_shape = a.shape[:ax] + (total,) + a.shape[ax + 1:]
+    _check_size(out_shape, a.itemsize, "repeat",
+                f"the result of 'repeats' ({total} elements along the axis), shape {out_shape}")
     return wrap(owned(np.repeat(a, r, axis=ax), a))
 
 
@@ -407,5 +427,7 @@ def tile(x, repetitions, /):
     reps = shape_tuple(repetitions, "tile", "repetitions")
     shape = (1,) * (len(reps) - x.ndim) + x.shape
     reps_full = (1,) * (len(shape) - len(reps)) + reps
-    check_alloc(tuple(s * t for s, t in zip(shape, reps_full)), x._arr.itemsize, "tile")
+    out_shape = tuple(s * t for s, t in zip(shape, reps_full))
+    _check_size(out_shape, x._arr.itemsize, "tile",
+                f"the result of 'repetitions'={reps}, shape {out_shape}")
     return wrap(owned(np.tile(x._arr, reps), x._arr))

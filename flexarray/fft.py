@@ -334,7 +334,12 @@ def _freq_args(func, n, d, dtype, device):
     n = check_int(n, func, "n")
     if n < 1:
         raise ValueError(f"{func}: the window length n must be >= 1, got {n}")
-    check_alloc((n,), 8, func, f"the frequencies of n={n}")
+    try:  # (no array can have more bytes than the intp range: ValueError, as NumPy)
+        check_alloc((n,), 8, func)
+    except MemoryError:
+        raise ValueError(f"{func}: the frequencies of 'n'={n} would take {8 * n} bytes; no "
+                         f"array can be larger than {sys.maxsize} bytes (the intp "
+                         f"range)") from None
     check_device(device, func)
     if dtype is None:
         dtype = _dt.default_float

@@ -551,6 +551,16 @@ CONV_GEMM_THREADS_MIN = 1 << 23
 # (used by nn._conv_engines._DIRECT_PAR_MIN_MACS)
 CONV_DIRECT_THREADS_MIN = 1 << 20
 
+# The nn engines cut their work into blocks sized for this many threads (at least two
+# blocks each), whatever the thread count: a block's size sets its GEMM's shape, and
+# BLAS's last bits depend on the shape (a GEMM cut along n or m rounds differently), so
+# blocks sized by the actual thread count gave results that differed between thread
+# counts (a 1 x 3 x 64 x 64 k7 s2 convolution by Winograd along W). Threads only choose
+# which blocks they take. (At 2 threads the bench_nn cases' blocks are set by their
+# byte budgets first: unchanged.)
+# (used by nn._conv_engines._BALANCE_THREADS)
+NN_BALANCE_THREADS = 4
+
 # One head's whole (L, S) score matrix is materialized up to this many elements (1 MB of
 # float32: it stays in L2 between the two GEMMs).
 # (used by nn._attention_engines._MATERIALIZE_MAX)

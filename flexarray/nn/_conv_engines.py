@@ -17,7 +17,8 @@ All functions take C-contiguous float32/float64 NumPy arrays in the 3-D layout
 * transposed convolution: GEMM into column blocks, then col2im (scatter-add).
 
 Large problems are cut into blocks run by worker threads (flexarray.nn._par), each block
-serial inside (single-threaded BLAS, serial Numba kernels).
+serial inside (single-threaded BLAS, serial Numba kernels). Blocks are sized by the shape
+alone (``_BALANCE_THREADS``), so that the results do not depend on the thread count.
 """
 import functools
 import threading
@@ -47,6 +48,9 @@ _WINO_W_BLOCK_BYTES = 1 << 20
 _WINO_W_FUSED = True
 _PAR_MIN_MACS = gates.CONV_GEMM_THREADS_MIN  # measured: flexarray/_engines/gates.py
 _DIRECT_PAR_MIN_MACS = gates.CONV_DIRECT_THREADS_MIN  # measured: flexarray/_engines/gates.py
+# blocks are sized for this many threads, never the actual count (the same GEMM shapes,
+# the same bits, on any thread count): see gates.NN_BALANCE_THREADS
+_BALANCE_THREADS = gates.NN_BALANCE_THREADS
 
 
 def out_size(n, k, s, p_total, d, ceil=False):
@@ -159,8 +163,8 @@ def _im2col_blocks(x, w, b, g, out, groups):
         wmats.append(np.ascontiguousarray(wg))
     nrows_out = g[20] * g[21]
     nq = max(1, min(nrows_out, _COL_BLOCK_BYTES // max(1, rows * Wo * x.itemsize)))
-    # at least two blocks per worker, for balance
-    nq = max(1, min(nq, -(-N * groups * nrows_out // (2 * _par.workers()))))
+    # at least two blocks per thread, for balance (threads counted by shape alone)
+    nq = max(1, min(nq, -(-N * groups * nrows_out // (2 * _BALANCE_THREADS))))
     sw = g[13]
     Wq = 0
     if sw > 1 and W >= _PHASE_MIN_W:
@@ -348,7 +352,7 @@ def _winograd_w(x, w, b, g, groups, macs):
     oflat = out.reshape(-1)
     row_bytes = (alpha * (K + Cout_g) + Cin_g * sh * S) * J * x.itemsize
     nq = max(1, min(Ho, _WINO_W_BLOCK_BYTES // max(1, row_bytes)))
-    nq = max(1, min(nq, -(-N * groups * Ho // (2 * _par.workers()))))
+    nq = max(1, min(nq, -(-N * groups * Ho // (2 * _BALANCE_THREADS))))
 
     Ug = [U[:, grp * Cout_g:(grp + 1) * Cout_g] for grp in range(groups)]
     gemm_fn = _WINO_W_FUSED and blas.gemm_pointer(dtype)  # 0: np.matmul between kernels
@@ -417,8 +421,8 @@ def conv_transpose3d(x, w, b, stride, padding, output_padding, dilation, groups)
     macs = N * Cin * Pin * Cout_g * kvol
     parallel = macs >= _PAR_MIN_MACS
     nchunk = 1
-    if parallel and N * groups < _par.workers():
-        nchunk = min(Cout_g, _par.workers())
+    if parallel and N * groups < _BALANCE_THREADS:  # (a chunk's rows set its GEMM's shape)
+        nchunk = min(Cout_g, _BALANCE_THREADS)
     step = -(-Cout_g // nchunk)
     chunks = [(c0, min(Cout_g, c0 + step)) for c0 in range(0, Cout_g, step)]
     x3 = x.reshape(N, Cin, Pin)

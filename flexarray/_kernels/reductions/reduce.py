@@ -561,8 +561,8 @@ def reduce_min(a, axes):
 
 
 def sequential(op, a, axes):
-    """``op`` ("sum", or "prod" of real floats) of float or complex ``a`` over ``axes`` in NumPy's own
-    order, bit for bit NumPy's ``ufunc.reduce(a, axes)``, when the innermost dim of ``a``
+    """``op`` ("sum", or "prod" of real floats) of float or complex ``a`` over ``axes``
+    in NumPy's own order, bit for bit NumPy's ``ufunc.reduce(a, axes)``, when the innermost dim of ``a``
     in memory is a kept one and the reduced dims' strides are positive (NumPy then adds
     the slices in turn, outer reduced dims first); None for other layouts. Runs on the
     pool's threads over column chunks: any thread count gives the same bits."""
