@@ -152,6 +152,7 @@ def _spawn(jobs_out=False, extra_env=None):
     env = dict(os.environ)
     env[ENV] = "0"
     env["FLEXARRAY_KERNEL_CACHE_DIR"] = cache_dir()
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)   # this process's imports
     env.update(extra_env or {})
     return subprocess.Popen(
         [sys.executable, "-m", "flexarray._kernels._warm", "--serve"],
