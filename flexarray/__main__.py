@@ -50,31 +50,44 @@ def _bar(done, total, name, seconds, started, width=30):
 
 
 def warm(argv):
-    from flexarray._kernels import _warm
+    from flexarray import _warmup
+    from flexarray._kernels import _warm, cache_dir
+    if argv == ["--serve"]:             # the background process (flexarray._kernels._warm)
+        _warm.serve(_warmup.RECIPES)
+        return 0
     ap = argparse.ArgumentParser(
         prog="python -m flexarray warm",
         description="Compile flexarray's Numba kernels (every dtype and mode) into the disk "
                     "cache, so that no call compiles later: for images of Dask/cubed workers "
                     "and CI. The cache is NUMBA_CACHE_DIR/<flexarray, kernels, Numba and "
-                    "Python versions> (default ~/.cache/flexarray/numba/...).")
+                    "Python versions> (default ~/.cache/flexarray/numba/...); workers may "
+                    "read it from a read-only directory (docs/reliability.md).")
     ap.add_argument("families", nargs="*", metavar="FAMILY",
-                    help=f"only these ({', '.join(_warm.RECIPES)}); default: all")
+                    help=f"only these ({', '.join(_warmup.RECIPES)}); default: all")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
                     help="compile in this many processes (default: the CPU count)")
+    ap.add_argument("--check", action="store_true",
+                    help="then run the recipes here and list the kernels they left "
+                         "uncompiled (a kernel family without a recipe)")
     args = ap.parse_args(argv)
-    unknown = [f for f in args.families if f not in _warm.RECIPES]
+    names = args.families or list(_warmup.RECIPES)
+    unknown = [f for f in names if f not in _warmup.RECIPES]
     if unknown:
-        ap.error(f"unknown families {unknown}; known: {', '.join(_warm.RECIPES)}")
-    from flexarray._kernels import cache_dir
+        ap.error(f"unknown families {unknown}; known: {', '.join(_warmup.RECIPES)}")
     print(f"warming flexarray's kernels into {cache_dir()}", file=sys.stderr)
     t0 = time.perf_counter()
-    failed = _warm.warm(args.jobs, args.families or None,
-                        lambda d, n, name, s: _bar(d, n, name, s, t0))
+    failed = _warm.warm(names, args.jobs, lambda d, n, name, s: _bar(d, n, name, s, t0))
     sys.stderr.write("\n")
     for name, msg in failed:
         print(f"failed: {name}: {msg}", file=sys.stderr)
-    print(f"warmed {len(args.families or _warm.RECIPES) - len(failed)} kernel families in "
+    print(f"warmed {len(names) - len(failed)} kernel families in "
           f"{time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    if args.check:
+        for name in names:
+            _warmup.RECIPES[name]()
+        left = [f"{d.py_func.__module__}.{d.py_func.__qualname__}" for d in _warm.uncompiled()]
+        print("uncompiled kernels: " + (", ".join(left) or "none"), file=sys.stderr)
+        failed += [(k, "uncompiled") for k in left]
     return 1 if failed else 0
 
 

@@ -340,6 +340,7 @@ def test_failures_fall_back_to_compiling_here(monkeypatch):
     the call compile on the caller's thread (``available`` says True) instead of serving
     stand-ins for ever."""
     from flexarray._kernels.nn.common import _valid_range
+    args = (np.int8(3), np.int16(0), np.int32(1), np.uint8(3))   # a signature never compiled
     monkeypatch.setenv(_warm.ENV, "1")
     monkeypatch.setattr(_warm, "load", lambda disp, sig: False)
     monkeypatch.setattr(_warm, "_probed", {})
@@ -348,7 +349,7 @@ def test_failures_fall_back_to_compiling_here(monkeypatch):
         raise OSError("no interpreter")
     monkeypatch.setattr(_warm, "_spawn", no_process)
     monkeypatch.setattr(_warm, "_broken", False)
-    assert _warm.available(_valid_range, (3, 0, 1, 3)) is True
+    assert _warm.available(_valid_range, args) is True
     assert _warm._broken
 
     class Dead:                                  # a process that ends without compiling
@@ -361,7 +362,7 @@ def test_failures_fall_back_to_compiling_here(monkeypatch):
     monkeypatch.setattr(_warm, "_asked", set())
     monkeypatch.setattr(_warm, "_asks", {})
     monkeypatch.setattr(_warm, "RECHECK_SECONDS", 0.0)
-    answers = [_warm.available(_valid_range, (3, 0, 1, 3)) for _ in range(_warm.MAX_ASKS + 1)]
+    answers = [_warm.available(_valid_range, args) for _ in range(_warm.MAX_ASKS + 1)]
     assert answers == [False] * _warm.MAX_ASKS + [True]
 
 

@@ -7,7 +7,7 @@ Background compiles
     the same bits another way (NumPy's argmax, float16 through NumPy's float32 ufuncs, a
     NumPy stable sort) asks :func:`flexarray._kernels.ready` first; when the specialization
     is neither in memory nor in the disk cache, the request goes to one background process
-    per Python process (``python -m flexarray._kernels._warm --serve``), which compiles it
+    per Python process (``python -m flexarray warm --serve``), which compiles it
     into the disk cache while the stand-in serves the calls; a later call finds it there
     (checked at most every ``RECHECK_SECONDS``) and runs the kernel from then on. The
     result never depends on which ran: each stand-in is tested bit for bit against its
@@ -23,9 +23,10 @@ Background compiles
     one (it closes its copy of the parent's pipe).
 
 Warm-up
-    :func:`warm` runs :data:`RECIPES`: small calls that compile every kernel for every
-    dtype and mode it serves (into the disk cache, ``flexarray._kernels.cache_dir()``),
-    in ``jobs`` processes; ``python -m flexarray warm`` shows its progress.
+    :func:`warm` runs recipes (``flexarray._warmup.RECIPES``: small calls through the
+    public functions, which live above this layer) that compile every kernel for every
+    dtype and mode it serves, into the disk cache (``flexarray._kernels.cache_dir()``), in
+    ``jobs`` processes; ``python -m flexarray warm`` shows its progress.
 """
 import atexit
 import base64
@@ -155,7 +156,7 @@ def _spawn(jobs_out=False, extra_env=None):
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)   # this process's imports
     env.update(extra_env or {})
     return subprocess.Popen(
-        [sys.executable, "-m", "flexarray._kernels._warm", "--serve"],
+        [sys.executable, "-m", "flexarray", "warm", "--serve"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE if jobs_out else subprocess.DEVNULL,
         stderr=subprocess.DEVNULL, env=env, close_fds=True, start_new_session=not jobs_out)
 
@@ -218,12 +219,12 @@ if hasattr(os, "register_at_fork"):
 
 
 # ---------------------------------------------------------------------------------- the
-# background process: ``python -m flexarray._kernels._warm --serve`` reads jobs, one
+# background process: ``python -m flexarray warm --serve`` reads jobs, one
 # base64 pickle a line: ("sig", module, name, signature), or ("recipe", name, dtypes or
 # None, None or (module, name, signature) to wait for); it prints
 # "done <kind> <name> <seconds>" (or "failed ...") after each.
 
-def _run_job(job):
+def _run_job(job, recipes):
     import importlib
     if job[0] == "sig":
         _, modname, name, sig = job
@@ -237,14 +238,17 @@ def _run_job(job):
         t = time.monotonic()
         while not cached(disp, sig) and time.monotonic() - t < AFTER_SECONDS:
             time.sleep(0.1)
-    RECIPES[name](only)
+    recipes[name](only)
     return name
 
 
-def _serve():
+def serve(recipes):
+    """The background process's loop (``python -m flexarray warm --serve``): jobs from
+    standard input until its end or ``IDLE_SECONDS`` without one; ``recipes``: name ->
+    function(dtypes or None) (``flexarray._warmup.RECIPES``)."""
     import queue
     try:
-        os.nice(NICE)
+        os.nice(0 if os.environ.get("FLEXARRAY_WARM_NICE") == "0" else NICE)
     except (AttributeError, OSError):
         pass
     q = queue.Queue()
@@ -265,209 +269,11 @@ def _serve():
             return
         t = time.perf_counter()
         try:
-            name = _run_job(job)
+            name = _run_job(job, recipes)
             status = "done"
         except Exception as e:      # a failed compile is the caller's to see, inline
             name, status = f"{job[:3]!r}: {e!r}".replace("\n", " "), "failed"
         print(f"{status} {job[0]} {name} {time.perf_counter() - t:.2f}", flush=True)
-
-
-# ---------------------------------------------------------------------------------- recipes
-# Each recipe compiles one kernel module's specializations: every dtype and mode the
-# frontend sends it. Small inputs, run through the modules' NumPy-level entry points (the
-# public functions' engine gates would pick NumPy for small inputs).
-
-def _rng():
-    return np.random.default_rng(0)
-
-
-def _only(dts, only):
-    """The dtypes of ``dts`` in ``only`` (all of them when ``only`` is None)."""
-    return [d for d in dts if only is None or np.dtype(d) in only]
-
-
-def _fft(only=None):
-    from flexarray._kernels.fft import rfft
-    r = _rng()
-    for dt in _only((np.float32, np.float64), only):
-        for n in (64, 4096):
-            x = r.standard_normal((3, n)).astype(dt)
-            rfft.irfft(rfft.rfft(x), n)
-
-
-def _half(only=None):
-    import ml_dtypes
-    import numpy as np
-    from flexarray._kernels.elementwise import half
-    for dt in (np.float16, ml_dtypes.bfloat16):
-        a = np.arange(12, dtype=np.float32).reshape(3, 4).astype(dt)
-        half.binary("add", a, a, np.empty_like(a))
-        half.from_float32(half.to_float32(a[:, ::2]), dt)
-
-
-def _argminmax(only=None):
-    import ml_dtypes
-    import numpy as np
-    from flexarray._kernels.reductions import argminmax
-    dts = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
-           np.uint64, np.float16, ml_dtypes.bfloat16, np.float32, np.float64]
-    for dt in dts:
-        a = (np.arange(4 * 6 * 8) % 7).reshape(4, 6, 8).astype(dt)
-        argminmax.argmax(a, 2)                  # runs
-        argminmax.argmax(a, 0)                  # outer
-        argminmax.argmax(a[:, :, ::2], 2)       # inner
-
-
-def _sort(only=None):
-    import flexarray as xp
-    r = _rng()
-    for name in ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32",
-                 "int64", "uint8", "uint16", "uint32", "uint64"):
-        dt = _dtypes((name,))[0]
-        a = xp.asarray((r.standard_normal((2, 1 << 12)) * 50).astype(dt))
-        for descending in (False, True):
-            xp.sort(a, descending=descending)
-            xp.argsort(a, descending=descending)
-        xp.argsort(xp.asarray(np.zeros((2, 1 << 12), dt)))       # long runs of ties
-        if dt.kind == "f" or name == "bfloat16":                   # NaN and -0.0 kept
-            xp.sort(xp.asarray(np.full((2, 1 << 12), np.nan).astype(dt)))
-        xp.unique_values(a)
-        xp.unique_inverse(a)
-        xp.unique_counts(a)
-        xp.unique_all(a)
-
-
-def _pool(only=None):
-    import flexarray as xp
-    from flexarray import nn
-    for dt in _only((xp.float32, xp.float64), only):
-        x = xp.reshape(xp.arange(2 * 3 * 8 * 8, dtype=dt), (2, 3, 8, 8))
-        nn.max_pool2d(x, 2)
-        nn.max_pool2d(x, 2, return_indices=True)
-        nn.avg_pool2d(x, 2)
-        nn.adaptive_avg_pool2d(x, 3)
-        nn.adaptive_max_pool2d(x, 3)
-        nn.adaptive_max_pool2d(x, 3, return_indices=True)
-        nn.adaptive_avg_pool2d(x, 1)
-
-
-def _conv(only=None):
-    import flexarray as xp
-    from flexarray import nn
-    r = _rng()
-    for dt in _only((xp.float32, xp.float64), only):
-        def a(*shape):
-            return xp.asarray(r.standard_normal(shape), dtype=dt)
-        x = a(1, 32, 12, 12)
-        nn.conv2d(x, a(32, 32, 3, 3), a(32), padding=1)              # Winograd 3x3
-        nn.conv2d(x, a(64, 32, 1, 4), padding=(0, 2))                # Winograd along W
-        nn.conv2d(x, a(16, 32, 2, 2), stride=2)                      # im2col + GEMM
-        nn.conv2d(x, a(32, 1, 3, 3), padding=1, groups=32)           # direct (depthwise)
-        nn.conv1d(a(2, 4, 16), a(8, 4, 3))
-        nn.conv3d(a(1, 2, 4, 6, 6), a(4, 2, 3, 3, 3))
-        nn.conv_transpose2d(a(1, 4, 6, 6), a(4, 3, 3, 3), stride=2)
-
-
-def _attention(only=None):
-    import flexarray as xp
-    from flexarray import nn
-    r = _rng()
-    for dt in _only((xp.float32, xp.float64), only):
-        def a(*shape):
-            return xp.asarray(r.standard_normal(shape), dtype=dt)
-        q, k, v = a(2, 2, 8, 16), a(2, 2, 8, 16), a(2, 2, 8, 16)
-        nn.scaled_dot_product_attention(q, k, v)
-        nn.scaled_dot_product_attention(q, k, v, is_causal=True)
-        nn.scaled_dot_product_attention(q, k, v, attn_mask=xp.ones((8, 8), dtype=xp.bool))
-        nn.scaled_dot_product_attention(q, k, v, attn_mask=a(8, 8))
-        q, k, v = a(1, 2, 700, 16), a(1, 2, 700, 16), a(1, 2, 700, 16)   # tiled path
-        nn.scaled_dot_product_attention(q, k, v)
-
-
-_NUMERIC = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-            "float16", "bfloat16", "float32", "float64", "complex64", "complex128")
-
-
-def _dtypes(names=_NUMERIC):
-    import ml_dtypes
-    import numpy as np
-    return [np.dtype(ml_dtypes.bfloat16) if n == "bfloat16" else np.dtype(n) for n in names]
-
-
-def _reduce(only=None):
-    import flexarray as xp
-    for dt in _only([np.dtype(np.bool_)] + _dtypes(), only):
-        # (above the kernels' gates: flexarray._engines.gates.REDUCE_KERNEL_MIN)
-        a = xp.asarray((np.arange(4 * 8 * 8200) % 3).reshape(4, 8, 8200).astype(dt))
-        for axis in (2, 0, None, 1, (0, 2)):
-            xp.sum(a, axis=axis)
-            xp.prod(a, axis=axis)
-            if dt.kind != "c":
-                xp.max(a, axis=axis)
-                xp.min(a, axis=axis)
-            if dt.kind in "fc" or dt.name == "bfloat16":
-                xp.mean(a, axis=axis)
-                xp.nansum(a, axis=axis)
-                xp.nanmean(a, axis=axis)
-            xp.sum(a[:, ::2, ::-1], axis=axis)
-
-
-def _copy(only=None):
-    import numpy as np
-    from flexarray._kernels.copy import gather, strided
-    for size in (1, 2, 4, 8, 16):
-        dt = {1: np.uint8, 2: np.uint16, 4: np.float32, 8: np.float64, 16: np.complex128}[size]
-        a = np.arange(4 * 6 * 8).reshape(4, 6, 8).astype(dt)
-        strided.ascontiguous(a.transpose(2, 0, 1))
-        strided.copy_into(np.empty((4, 6, 8), dt)[:, ::-1], a[::2].repeat(2, 0))
-        idx = np.array([3, 0, 1], np.intp)
-        gather.take(a, idx, 1, np.empty((4, 3, 8), dt))
-        gather.take(a.reshape(-1), idx, 0, np.empty(3, dt))
-
-
-def _select(only=None):
-    import numpy as np
-    from flexarray._kernels.elementwise import select
-    for dt in _dtypes(("uint8", "uint16", "float32", "float64")):
-        a = np.ones((4, 5), dt)
-        c = np.arange(20).reshape(4, 5) % 2 == 0
-        select.where(c, a, a[::-1], np.empty((4, 5), dt))
-        select.where(c, a[:, :1], a, np.empty((4, 5), dt))
-
-
-def _matmul(only=None):
-    import numpy as np
-    from flexarray._kernels.linalg import matmul
-    for dt in _dtypes(("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-                       "uint64")):
-        a = np.ones((4, 5), dt)
-        matmul.int_matmul(a, a.T)
-        matmul.int_matmul(a, a.T[:, ::2])
-    for dt in _dtypes(("float16", "bfloat16")):
-        a = np.ones((4, 5), dt)
-        matmul.half_matmul(a, a.T)
-
-
-def _threads(only=None):
-    import numpy as np
-    from flexarray._kernels.nn.common import linger
-    linger(np.zeros(8, np.int64), 0, 1)
-
-
-RECIPES = {             # (the longest first: ``warm`` hands them out in this order)
-    "argminmax": _argminmax,
-    "reduce": _reduce,
-    "fft": _fft,
-    "conv": _conv,
-    "pool": _pool,
-    "half": _half,
-    "copy": _copy,
-    "attention": _attention,
-    "sort": _sort,
-    "select": _select,
-    "matmul": _matmul,
-    "threads": _threads,
-}
 
 
 #: kernel modules whose other specializations of a dtype are compiled in the background when
@@ -548,11 +354,11 @@ def uncompiled():
             if not d.overloads and d.targetoptions.get("inline", "never") == "never"]
 
 
-def warm(jobs=1, names=None, progress=None):
-    """Compile the kernels of ``names`` (default: every recipe) into the disk cache in
-    ``jobs`` background processes; ``progress(done, total, name, seconds)`` after each.
-    Returns the failures as (name, message)."""
-    names = list(names or RECIPES)
+def warm(names, jobs=1, progress=None):
+    """Run the recipes ``names`` (of ``flexarray._warmup.RECIPES``) in ``jobs`` processes,
+    compiling their kernels into the disk cache; ``progress(done, total, name, seconds)``
+    after each. Returns the failures as (name, message)."""
+    names = list(names)
     pending = list(names)
     procs = []
     failed = []
@@ -596,7 +402,3 @@ def warm(jobs=1, names=None, progress=None):
     return failed
 
 
-if __name__ == "__main__" and sys.argv[1:] == ["--serve"]:
-    if os.environ.get("FLEXARRAY_WARM_NICE") == "0":
-        NICE = 0
-    _serve()
