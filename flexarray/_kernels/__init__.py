@@ -22,8 +22,8 @@ __all__ = ["kernel", "numba"]
 
 def _sources_digest(here=None) -> str:
     """A digest of the kernels' sources: every ``.py`` file of this package (``here``) but
-    ``_warm.py`` (no kernels: its warm-up recipes change no machine code), and the gates
-    they read (~0.5 ms, once, at the first kernel's import)."""
+    ``_warm.py`` (the compile machinery, no kernels: it changes no machine code), and the
+    gates they read (~0.5 ms, once, at the first kernel's import)."""
     here = here or os.path.dirname(os.path.abspath(__file__))
     files = [os.path.join(here, os.pardir, "_engines", "gates.py")]
     for dirpath, dirnames, filenames in os.walk(here):
@@ -76,7 +76,7 @@ def _choose_cache_dir():
         if os.path.isdir(path) and not os.access(path, os.W_OK):
             shared = path
         else:
-            user = [env]
+            user = [env] + user     # (the user's directories if it cannot be written)
     for base in user:
         path = os.path.join(base, key)
         try:
