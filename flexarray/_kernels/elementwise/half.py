@@ -342,12 +342,19 @@ def _probe(dtype, readonly):
 _T4 = (0, 0, 0, 0)
 
 
+_BINARY_READY = set()    # dtypes whose binary kernel is ready (one set lookup a call)
+
+
 def _binary_ready(dtype):
     """Whether the binary kernel of ``dtype`` runs without a compile on this thread (else
     it compiles in the background: ``flexarray._kernels.ready``)."""
+    if dtype in _BINARY_READY:
+        return True
     r = _probe(dtype, True)
-    return ready(_binary, dtype, 0, r, 0, _T4, r, 0, _T4, _probe(dtype, False), 0, _T4, _T4,
-                 0, 1)
+    if ready(_binary, dtype, 0, r, 0, _T4, r, 0, _T4, _probe(dtype, False), 0, _T4, _T4, 0, 1):
+        _BINARY_READY.add(dtype)
+        return True
+    return False
 
 
 def _convert_ready(src, dst):
