@@ -388,3 +388,20 @@ def test_a_family_warms_in_the_background(tmp_path):
         _warm._proc.kill()
     """, tmp_path / "cache")
     assert out == {"asked": [["pool", "float32"]], "cached": True}
+
+
+def test_counting_standin_equals_the_kernel():
+    from flexarray._kernels.sort import counting
+    r = np.random.default_rng(7)
+    for dt in (np.uint8, np.int16, np.int64, np.uint64):
+        info = np.iinfo(dt)
+        lo = dt(info.max - 40) if dt in (np.uint64,) else dt(max(info.min, -20))
+        a = (r.integers(0, 30, 500).astype(dt) + lo).astype(dt)
+        for with_codes in (False, True):
+            k = counting.dense(a, lo, 30, with_codes)
+            s = counting._standin(a, lo, 30, with_codes)
+            np.testing.assert_array_equal(k[0], s[0])
+            present = k[0] > 0
+            np.testing.assert_array_equal(k[1][present], s[1][present])
+            if with_codes:
+                np.testing.assert_array_equal(k[2], s[2])

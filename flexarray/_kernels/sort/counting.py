@@ -13,7 +13,7 @@ see ``flexarray/_engines/gates.py`` (Sorting, UNIQUE_COUNTING_MIN).
 """
 import numpy as np
 
-from flexarray._kernels import kernel
+from flexarray._kernels import kernel, ready
 
 __all__ = ["dense"]
 
@@ -35,5 +35,20 @@ def dense(a: np.ndarray, lo, nbins: int, with_codes: bool):
     counts = np.zeros(nbins, np.int64)
     first = np.empty(nbins, np.int64)
     codes = np.empty(a.size if with_codes else 0, np.int64)
+    if not ready(_dense, (a.dtype, a.flags.c_contiguous, a.flags.writeable), a, lo, counts,
+                 first, codes):
+        return _standin(a, lo, nbins, with_codes)
     _dense(a, lo, counts, first, codes)
+    return counts, first, codes if with_codes else None
+
+
+def _standin(a, lo, nbins, with_codes):
+    """``dense`` in NumPy while its kernel compiles in the background: the differences in
+    ``a``'s own arithmetic (exact: every value is at least ``lo``), their counts, and each
+    one's first index (``np.unique``'s, a stable sort's); the same integers."""
+    codes = np.subtract(a, lo, dtype=a.dtype).astype(np.int64)
+    counts = np.bincount(codes, minlength=nbins).astype(np.int64, copy=False)
+    first = np.zeros(nbins, np.int64)
+    values, index = np.unique(codes, return_index=True)
+    first[values] = index
     return counts, first, codes if with_codes else None
