@@ -405,3 +405,32 @@ def test_counting_standin_equals_the_kernel():
             np.testing.assert_array_equal(k[1][present], s[1][present])
             if with_codes:
                 np.testing.assert_array_equal(k[2], s[2])
+
+
+def test_adaptive_pool_standin_equals_the_kernel():
+    from flexarray._kernels.nn import pool
+    from flexarray.nn import _pool_engines as pe
+    r = np.random.default_rng(8)
+    for n in range(40):
+        dt = (np.float32, np.float64)[n % 2]
+        D = 1 if n % 3 else int(r.integers(1, 4))
+        H, W = (int(v) for v in r.integers(1, 10, 2))
+        osp = (int(r.integers(1, D + 1)), int(r.integers(1, H + 2)), int(r.integers(1, W + 2)))
+        x = r.standard_normal((2, 3, D, H, W)).astype(dt)
+        u = r.random(x.shape)
+        x[u < 0.08] = np.nan
+        x[(u > 0.08) & (u < 0.2)] = -0.0
+        x[(u > 0.2) & (u < 0.25)] = -np.inf
+        x.view(np.uint32 if dt == np.float32 else np.uint64)[u < 0.04] ^= 3   # payloads
+        wins = []
+        for m, o in zip((D, H, W), osp):
+            wins.extend(pe._adaptive_windows(m, o))
+        P = int(np.prod(osp))
+        for mode in (0, 1, 2):
+            o1, o2 = np.empty(6 * P, dt), np.empty(6 * P, dt)
+            i1, i2 = (np.empty(6 * P if mode == 2 else 1, np.int64) for _ in range(2))
+            pool._adaptive(x.reshape(-1), o1, i1, mode, (D, H, W), *wins, 0, 6)
+            pool.adaptive_standin(x.reshape(-1), o2, i2, mode, (D, H, W), *wins, 0, 6)
+            np.testing.assert_array_equal(o1.view(np.uint8), o2.view(np.uint8))
+            if mode == 2:
+                np.testing.assert_array_equal(i1, i2)

@@ -268,10 +268,56 @@ def _adaptive_plane(x, out, idx, mode, shape, zs, ze, ys, ye, xs, xe, p):
 
 
 @kernel
-def adaptive(x, out, idx, mode, shape, zs, ze, ys, ye, xs, xe, p0, p1):
-    """Adaptive pooling of planes p0 <= p < p1."""
+def _adaptive(x, out, idx, mode, shape, zs, ze, ys, ye, xs, xe, p0, p1):
     for p in range(p0, p1):
         _adaptive_plane(x, out, idx, mode, shape, zs, ze, ys, ye, xs, xe, p)
+
+
+def adaptive(x, out, idx, mode, shape, zs, ze, ys, ye, xs, xe, p0, p1):
+    """Adaptive pooling of planes p0 <= p < p1: the kernel, or while it compiles in the
+    background its NumPy stand-in (the same bits)."""
+    args = (x, out, idx, mode, shape, zs, ze, ys, ye, xs, xe, p0, p1)
+    if ready(_adaptive, x.dtype, *args):
+        _adaptive(*args)
+    else:
+        adaptive_standin(*args)
+
+
+def adaptive_standin(x, out, idx, mode, shape, zs, ze, ys, ye, xs, xe, p0, p1):
+    """``_adaptive`` in NumPy, one output position at a time over all the planes: average
+    (mode 0): the window's elements added in row-major order to a zero of the dtype, then
+    divided by the count in float64 and rounded once, as the kernel's ``s / cnt`` does;
+    max (1, 2 with indices): the last NaN, else the first maximum, the element's bits."""
+    D, H, W = shape
+    planes = x.reshape(-1, D, H, W)[p0:p1]
+    n = p1 - p0
+    Do, Ho, Wo = zs.size, ys.size, xs.size
+    P = Do * Ho * Wo
+    o = out[p0 * P:p1 * P].reshape(n, P)
+    j = idx[p0 * P:p1 * P].reshape(n, P) if mode == 2 else None
+    k = 0
+    for oz in range(Do):
+        for oy in range(Ho):
+            for ox in range(Wo):
+                z0, y0, x0 = zs[oz], ys[oy], xs[ox]
+                w = planes[:, z0:ze[oz], y0:ye[oy], x0:xe[ox]]
+                dz, dy, dx = w.shape[1:]
+                w = w.reshape(n, -1)
+                if mode == 0:
+                    acc = np.concatenate([np.zeros((n, 1), w.dtype), w], axis=1)
+                    with np.errstate(all="ignore"):
+                        s = np.add.accumulate(acc, axis=1)[:, -1]
+                        o[:, k] = (s.astype(np.float64) / (dz * dy * dx)).astype(o.dtype)
+                else:
+                    nan = np.isnan(w)
+                    last_nan = w.shape[1] - 1 - np.argmax(nan[:, ::-1], axis=1)
+                    first_max = np.argmax(w == w.max(axis=1, keepdims=True), axis=1)
+                    t = np.where(nan.any(axis=1), last_nan, first_max)
+                    o[:, k] = w[np.arange(n), t]
+                    if j is not None:
+                        iz, iy, ix = z0 + t // (dy * dx), y0 + t // dx % dy, x0 + t % dx
+                        j[:, k] = (iz * H + iy) * W + ix
+                k += 1
 
 
 @kernel
