@@ -33,6 +33,7 @@ SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 API_VERSION = "2025.12"
 
 _new_object = object.__new__
+_BY_NP = _dt._BY_NP
 _LAZY_COPY_MIN = gates.LAZY_COPY_MIN_BYTES  # measured: flexarray/_engines/gates.py
 
 
@@ -48,10 +49,18 @@ def _new(arr: np.ndarray, buf: Buffer, dtype) -> "Array":
 
 
 def wrap(nd) -> "Array":
-    """An Array owning ``nd``, a NumPy array nobody else holds (zero-copy)."""
+    """An Array owning ``nd``, a NumPy array nobody else holds (zero-copy): every fresh
+    result (``_new`` for a new, untracked Buffer, inlined: this runs once per call)."""
     if type(nd) is not np.ndarray:
         nd = np.asarray(nd)
-    return _new(nd, Buffer(), _dt.from_np(nd.dtype))
+    x = _new_object(Array)
+    x._arr = nd
+    x._buf = Buffer()
+    try:
+        x._dtype = _BY_NP[nd.dtype]
+    except KeyError:
+        x._dtype = _dt.from_np(nd.dtype)  # (its TypeError names the dtypes flexarray has)
+    return x
 
 
 def wrap_foreign(nd: np.ndarray) -> "Array":

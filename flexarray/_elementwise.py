@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _dtypes as _dt
 from . import _array, _memory, _special, _threads
-from ._array import Array, Buffer, copy_of, wrap
+from ._array import Array, copy_of, wrap
 from ._buffer import is_private
 
 # --- the table ----------------------------------------------------------------------------
@@ -299,19 +299,6 @@ def _compute(name, func, args, dt, out=None):
     return out
 
 
-def _wrap(r):
-    """A fresh NumPy result as a new Array (``_array._new`` for a new buffer, inlined: this
-    runs once per elementwise call)."""
-    if type(r) is not np.ndarray:
-        r = np.asarray(r)
-    x = _new_array(Array)
-    x._arr = r
-    x._buf = Buffer()
-    x._dtype = _BY_NP[r.dtype]
-    return x
-
-
-_new_array = object.__new__
 
 
 def _allowed(cat):
@@ -331,8 +318,8 @@ def _make_unary(name, func, cat):
             _check_category(name, cat, x._dtype)
         a = x._arr
         if a.size < _FAST_MAX and x._dtype in fast:  # (~0.5 us less)
-            return _wrap(run(a))
-        return _wrap(_compute(name, func, (a,), x._dtype))
+            return wrap(run(a))
+        return wrap(_compute(name, func, (a,), x._dtype))
     fast = allowed - set(_dt.HALF)
     run = quiet_caller(func, 1)  # func with floating-point warnings off, for the fast path
     return f
@@ -356,21 +343,21 @@ def _make_binary(name, func, cat):
                         a2 = x2._arr
                         if a1.shape == a2.shape or _fits(a2.shape, a1.shape) or (
                                 a2.size < _FAST_MAX and _fits(a1.shape, a2.shape)):
-                            return _wrap(run(a1, a2))
+                            return wrap(run(a1, a2))
                 elif (t2 is float or t2 is int and -_EXACT < x2 < _EXACT) and \
                         x1._dtype in fast_float:
-                    return _wrap(run(a1, x2))  # NumPy 2 keeps the float dtype
+                    return wrap(run(a1, x2))  # NumPy 2 keeps the float dtype
                 elif t2 is int and x1._dtype is _INT64 and _INT64_MIN <= x2 <= _INT64_MAX and \
                         x1._dtype in fast:
-                    return _wrap(run(a1, x2))  # an int64 scalar beside int64
+                    return wrap(run(a1, x2))  # an int64 scalar beside int64
         elif (t1 is float or t1 is int and -_EXACT < x1 < _EXACT) and t2 is Array and \
                 x2._dtype in fast_float and x2._arr.size < _FAST_MAX:
-            return _wrap(run(x1, x2._arr))
+            return wrap(run(x1, x2._arr))
         a1, a2, dt = _operands(name, x1, x2)
         if dt not in allowed:
             _check_category(name, cat, dt, "x1' and 'x2")
         try:
-            return _wrap(_compute(name, func, (a1, a2), dt))
+            return wrap(_compute(name, func, (a1, a2), dt))
         except ValueError:
             _broadcast(name, np.shape(a1), np.shape(a2))  # the likely cause, named
             raise
@@ -384,7 +371,7 @@ def _make_binary(name, func, cat):
         if (a1.dtype is a2.dtype and a1.dtype in fast and a1.size < _FAST_MAX
                 and a2.size < _FAST_MAX and (a1.shape == a2.shape or _fits(a2.shape, a1.shape)
                                              or _fits(a1.shape, a2.shape))):
-            return _wrap(run(a1, a2))
+            return wrap(run(a1, a2))
         return None
 
     fast = allowed - set(_dt.HALF)
@@ -617,7 +604,7 @@ def round(x, /, decimals=0):
             r.real, r.imag = _round_to_zero(a.real), _round_to_zero(a.imag)
             return wrap(r)
         return wrap(_round_to_zero(a).astype(a.dtype))
-    return _wrap(_compute("round", np.round, (a, decimals), x._dtype))
+    return wrap(_compute("round", np.round, (a, decimals), x._dtype))
 
 
 def _round_to_zero(a):
