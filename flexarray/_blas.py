@@ -12,7 +12,9 @@ beside flexarray's pool (docs/benchmarks.md, "Threads"):
 So the 2-D products where this shows run on the pool instead, each piece a single-threaded
 BLAS call (:func:`matmul`): a long inner dimension is cut into slices whose products are
 summed; a large shallow result (distances and kernels, over which passes follow) is cut
-along its longer side. Mid-size BLAS and LAPACK calls run single-threaded, where BLAS's
+along its longer side. The pieces depend on the shape alone and run inline where the pool
+does not serve the call, so a product's bits do not depend on the thread count or the
+thread it runs on (docs/architecture.md, "Same bits on any thread"). Mid-size BLAS and LAPACK calls run single-threaded, where BLAS's
 threads gain little (:func:`threads_for`, :func:`lapack_threads`); the larger ones and
 matrix-vector products (memory-bound) go to OpenBLAS's threads, noted for their spin.
 Without threadpoolctl, which sets BLAS's thread count, every call goes to OpenBLAS as it
@@ -56,9 +58,24 @@ def blas_libs():
     return _controllers
 
 
+def _set_threads(lib, n):
+    """Set BLAS library ``lib``'s thread count from any thread. threadpoolctl (from 3.8)
+    lets only the first Python thread that sets OpenBLAS's count set it again, and ignores
+    the others quietly (``OpenBLASController.set_num_threads``): flexarray's calls from
+    other threads (Dask's tasks, a ``ThreadPoolExecutor``'s) then left BLAS on its own
+    threads inside the pool's pieces, whose results differed in the last bits and whose
+    threads fought the pool's. Where the count did not take, the library's own setter
+    (``_real_set_num_threads``) has no such rule; flexarray's callers share the count
+    through :class:`SingleThreadedBLAS`'s reference count."""
+    lib.set_num_threads(n)
+    if lib.get_num_threads() != n and hasattr(lib, "_real_set_num_threads"):
+        lib._real_set_num_threads(n)
+
+
 class SingleThreadedBLAS:
     """Reference-counted: BLAS runs single-threaded while any such context is active
-    (parallel calls whose pieces call BLAS: flexarray.nn, :func:`matmul`).
+    (parallel calls whose pieces call BLAS: flexarray.nn, :func:`matmul`), on whichever
+    thread it is entered (:func:`_set_threads`).
 
     Sets each library's thread count directly (~1 us) rather than through
     ``threadpoolctl.ThreadpoolController.limit`` (~25 us per call, which rereads every
@@ -71,7 +88,7 @@ class SingleThreadedBLAS:
                 _limited = [(lib, n) for lib in blas_libs()
                             if (n := lib.get_num_threads()) not in (None, 1)]
                 for lib, _ in _limited:
-                    lib.set_num_threads(1)
+                    _set_threads(lib, 1)
             _depth += 1
 
     def __exit__(self, *exc):
@@ -80,7 +97,7 @@ class SingleThreadedBLAS:
             _depth -= 1
             if _depth == 0:
                 for lib, n in _limited:
-                    lib.set_num_threads(n)
+                    _set_threads(lib, n)
                 _limited = None
 
 
@@ -90,10 +107,11 @@ _SPLIT_K_ASPECT = gates.MATMUL_SPLIT_K_ASPECT
 _SPLIT_MN_MAX_K = gates.MATMUL_SPLIT_MN_MAX_K
 _SPLIT_MN_MIN_BYTES = gates.MATMUL_SPLIT_MN_MIN_BYTES
 _DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-#: pieces of a product on the pool per thread: the threads take them in turn, so a helper
-#: that wakes late takes fewer (the SVD of 50,000 x 64 after 0.2 s idle, 7 runs: 1 piece
-#: per thread 15-30 ms, 2 pieces 17-21, 4 pieces 16-28, 8 pieces 18-34)
-PIECES_PER_THREAD = 2
+#: pieces of a product, whatever the thread count (a piece's shape sets its bits; 4 is
+#: the 2 per thread of 2 threads measured best): the threads take them in turn, so a
+#: helper that wakes late takes fewer (the SVD of 50,000 x 64 after 0.2 s idle, 7 runs,
+#: 2 threads: 1 piece per thread 15-30 ms, 2 pieces 17-21, 4 pieces 16-28, 8 pieces 18-34)
+PIECES = 4
 _THREADED_MIN = gates.BLAS_THREADED_MIN_MACS
 _SINGLE_MAX = gates.BLAS_SINGLE_THREAD_MAX_MACS
 _THIN_MAX = gates.MATMUL_THIN_MAX
@@ -116,26 +134,29 @@ def _two_blas_pools():
 
 
 def matmul(a, b, out=None):
-    """``np.matmul(a, b, out=out)`` for NumPy operands of one dtype: on the pool when a
-    2-D product of real floats has a long inner dimension (the gates
-    ``MATMUL_SPLIT_K_*``), a large shallow result (``MATMUL_SPLIT_MN_*``) or a thin
-    one with contiguous rows (``MATMUL_THIN_MAX``); a thin short result single-threaded
-    beside SciPy's BLAS; else in the threads :func:`threads_for` gives its size."""
-    if a.ndim == 2 and b.ndim == 2 and a.dtype in _DTYPES and b.dtype == a.dtype and \
-            _threads.NTHREADS > 1:
+    """``np.matmul(a, b, out=out)`` for NumPy operands of one dtype: in pieces of
+    single-threaded BLAS on the pool when a 2-D product of real floats has a long inner
+    dimension (the gates ``MATMUL_SPLIT_K_*``), a large shallow result
+    (``MATMUL_SPLIT_MN_*``) or a thin one with contiguous rows (``MATMUL_THIN_MAX``); a
+    thin short result single-threaded beside SciPy's BLAS; else in the threads
+    :func:`threads_for` gives its size.
+
+    The pieces are chosen by the shape alone and run inline where the pool does not serve
+    the call (another thread, ``FLEXARRAY_NUM_THREADS=1``, BLAS's threads spinning): the
+    same pieces, the same bits, wherever and on however many threads the product runs."""
+    if a.ndim == 2 and b.ndim == 2 and a.dtype in _DTYPES and b.dtype == a.dtype:
         (m, k), n = a.shape, b.shape[1]
         long_k = k >= _SPLIT_K_MIN_K and min(m, n) >= _SPLIT_K_MIN_MN and \
             k >= _SPLIT_K_ASPECT * max(m, n)
         shallow = k <= _SPLIT_MN_MAX_K and m * n * a.itemsize >= _SPLIT_MN_MIN_BYTES
-        if (long_k or shallow) and not _threads.runs_inline() and blas_libs():
+        if (long_k or shallow) and blas_libs():
             return (_split_k if long_k else _split_mn)(a, b, out)
-        if min(m, n) <= _THIN_MAX and m * k * n >= _SINGLE_MAX and blas_libs() and \
-                not _threads.off_the_pool():  # (there BLAS's thread count is left alone)
-            if m > _THIN_MAX and a.strides[1] == a.itemsize and not _threads.runs_inline():
+        if min(m, n) <= _THIN_MAX and m * k * n >= _SINGLE_MAX and blas_libs():
+            if m > _THIN_MAX and a.strides[1] == a.itemsize:
                 return _split_mn(a, b, out)  # rows of a on the pool
-            if _two_blas_pools():
-                with SingleThreadedBLAS():
-                    return np.matmul(a, b, out=out)
+            if _two_blas_pools() and not _threads.off_the_pool():  # (there BLAS's
+                with SingleThreadedBLAS():                         # thread count is
+                    return np.matmul(a, b, out=out)                # left alone)
     # (a stack is one BLAS call per matrix: the multiply-adds of one)
     m, n = (a.shape[-2] if a.ndim > 1 else 1), (b.shape[-1] if b.ndim > 1 else 1)
     with threads_for(m * a.shape[-1] * n, vector=min(m, n) == 1):
@@ -183,34 +204,39 @@ def threads_for(macs, vector=False):
 
 
 def _split_k(a, b, out):
-    """``a @ b`` with the inner dimension cut into PIECES_PER_THREAD slices per thread
-    (``X^T X`` stays a ``syrk``), the partial products summed."""
+    """``a @ b`` with the inner dimension cut into ``PIECES`` slices (``X^T X`` stays a
+    ``syrk``), their products summed pairwise by slice index."""
     (m, k), n = a.shape, b.shape[1]
-    p = min(k, PIECES_PER_THREAD * _threads.NTHREADS)
-    r = np.empty((m, n), a.dtype) if out is None else out
-    parts = np.empty((p - 1, m, n), a.dtype)
+    p = min(k, PIECES)
+    parts = np.empty((p, m, n), a.dtype)
     bounds = [k * i // p for i in range(p + 1)]
 
     def piece(i):
         lo, hi = bounds[i], bounds[i + 1]
-        np.matmul(a[:, lo:hi], b[lo:hi], out=parts[i - 1] if i else r)
+        np.matmul(a[:, lo:hi], b[lo:hi], out=parts[i])
 
     with SingleThreadedBLAS():
         _threads.run_items(piece, range(p), pin=False)
     with np.errstate(all="ignore"):  # (inf - inf between the parts is NaN, as BLAS's sum)
-        for part in parts:
-            np.add(r, part, out=r)
-    return r
+        while p > 1:  # (i, i + h) pairs, then the same over the sums: one order always
+            h = p // 2
+            np.add(parts[:h], parts[h:2 * h], out=parts[:h])
+            if p & 1:
+                np.add(parts[0], parts[2 * h], out=parts[0])
+            p = h
+    if out is None:
+        return parts[0].copy()
+    np.copyto(out, parts[0])
+    return out
 
 
 def _split_mn(a, b, out):
-    """``a @ b`` with the result cut along its longer side, PIECES_PER_THREAD pieces per
-    thread."""
+    """``a @ b`` with the result cut along its longer side into ``PIECES`` pieces."""
     (m, _), n = a.shape, b.shape[1]
     r = np.empty((m, n), a.dtype) if out is None else out
     rows = m >= n
     total = m if rows else n
-    npieces = min(total, PIECES_PER_THREAD * _threads.NTHREADS)
+    npieces = min(total, PIECES)
     bounds = [total * i // npieces for i in range(npieces + 1)]
 
     def piece(i):

@@ -562,12 +562,14 @@ def reduce_min(a, axes):
 
 def sequential(op, a, axes):
     """``op`` ("sum", or "prod" of real floats) of float or complex ``a`` over ``axes``
-    in NumPy's own order, bit for bit NumPy's ``ufunc.reduce(a, axes)``, when the innermost dim of ``a``
-    in memory is a kept one and the reduced dims' strides are positive (NumPy then adds
-    the slices in turn, outer reduced dims first); None for other layouts. Runs on the
-    pool's threads over column chunks: any thread count gives the same bits."""
+    in NumPy's own order, bit for bit NumPy's ``ufunc.reduce(a, axes)``, when the
+    innermost dim of ``a`` in memory is a kept one and the reduced dims' strides are
+    positive (NumPy then adds the slices in turn, outer reduced dims first); None for
+    other layouts. Runs on the pool's threads over column chunks: any thread count gives
+    the same bits."""
     opc = OPS[op]
-    if opc > 1 or a.dtype.kind not in "fc" or a.size == 0 or (opc == 1 and a.dtype.kind == "c"):
+    if opc > 1 or a.dtype.kind not in "fc" or a.size == 0 or (
+            opc == 1 and a.dtype.kind == "c"):
         return None  # (Numba's complex product rounds otherwise than NumPy's)
     axes = tuple(sorted(set(axes)))
     kept = [d for d in range(a.ndim) if d not in axes and a.shape[d] > 1]
