@@ -421,6 +421,8 @@ class Array:
             raise BufferError(f"__dlpack__: cannot export to device {dl_device}; flexarray "
                               f"arrays live on the CPU, (1, 0)")
         src = np.array(self._arr, copy=True) if copy else self._export()
+        if self._dtype is _dt.bfloat16:  # (NumPy's exporter refuses ml_dtypes' dtypes)
+            return _dt.bfloat16_dlpack(src, max_version=max_version, copy=copy)
         return src.__dlpack__(max_version=max_version, copy=copy)
 
     def __dlpack_device__(self):

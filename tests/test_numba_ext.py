@@ -264,12 +264,6 @@ def running(a, out):
         out[i] = s
 
 
-DUFUNC_EDIT = ("Numba's @vectorize objects (DUFunc) reach flexarray through __array_ufunc__ "
-               "with themselves as the ufunc; _operators.array_ufunc must accept an object "
-               "whose .ufunc is a NumPy ufunc")
-
-
-@pytest.mark.xfail(strict=True, raises=TypeError, reason=DUFUNC_EDIT)
 @pytest.mark.parametrize("func", [fused, fused_dynamic])
 def test_vectorize_as_numpy(func):
     a = np.arange(12.0).reshape(3, 4) - 5

@@ -98,9 +98,16 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
             r = _UFUNC_FAST[ufunc](a, b)
             if r is not None:
                 return r
-    if not isinstance(ufunc, np.ufunc) or method not in _UFUNC_METHODS:
+    # Numba's @vectorize gives a DUFunc: a NumPy ufunc inside (``.ufunc``) whose loops it
+    # compiles for the NumPy arrays it is called on; it passes ``out`` as given, not as
+    # NumPy's tuple
+    dufunc = not isinstance(ufunc, np.ufunc) and isinstance(getattr(ufunc, "ufunc", None),
+                                                            np.ufunc)
+    if not (isinstance(ufunc, np.ufunc) or dufunc) or method not in _UFUNC_METHODS:
         raise TypeError(f"__array_ufunc__: 'ufunc' must be a NumPy ufunc and 'method' one of "
                         f"{', '.join(_UFUNC_METHODS)}; got {ufunc!r} and {method!r}")
+    if dufunc and "out" in kwargs and not isinstance(kwargs["out"], tuple):
+        kwargs["out"] = (kwargs["out"],)
     if any(_upcast(a) for a in inputs + kwargs.get("out", ())):
         return NotImplemented  # a duck array above flexarray (Dask, xarray) handles it
     if method == "__call__" and not kwargs:
