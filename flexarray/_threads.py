@@ -212,7 +212,7 @@ class _Pool:
     a lingering helper) and more when the host had descheduled the idle CPU meanwhile."""
 
     def __init__(self, n):
-        from flexarray._kernels.nn.common import linger
+        from flexarray._kernels._intrinsics import linger
         self.jobs = collections.deque()
         self.cv = threading.Condition()
         self.signal = np.zeros(8, np.int64)  # [0]: jobs posted so far

@@ -152,7 +152,7 @@ def test_cache_shared_between_processes(tmp_path):
     cache = tmp_path / "cache"
     code = """
         from flexarray._kernels import cache_dir
-        from flexarray._kernels.nn.common import linger
+        from flexarray._kernels._intrinsics import linger
         v = int(linger(np.ones(8, np.int64), 0, 3))
         print(json.dumps({"compiles": compiles, "v": v, "dir": cache_dir()}))
     """
@@ -170,7 +170,7 @@ def test_cache_shared_between_processes(tmp_path):
         os.access = lambda p, m, **k: False if (m & os.W_OK and str(p).startswith(shared)) \\
             else _access(p, m, **k)
         from flexarray._kernels import cache_dir
-        from flexarray._kernels.nn.common import linger
+        from flexarray._kernels._intrinsics import linger
         from flexarray._kernels.nn.common import _valid_range
         v = int(linger(np.ones(8, np.int64), 0, 3))
         lo_hi = _valid_range(5, -1, 1, 5)
