@@ -182,25 +182,54 @@ def test_numba_cache_dir_is_keyed_by_versions(tmp_path):
     assert os.path.isdir(out[0])
 
 
-def test_numba_cache_dir_follows_the_kernel_sources(tmp_path):
-    """A change to any kernel source (a helper another kernel inlines, a gate) names
-    another cache directory, and the same sources the same one: Numba itself checks only
-    the kernel's own file."""
+def _kernels_copy(tmp_path):
+    """A copy of the kernels' package and of gates.py beside it; its ``_kernels`` path."""
     import shutil
     from flexarray import _kernels
     src = os.path.dirname(_kernels.__file__)
     shutil.copytree(src, tmp_path / "_kernels", ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "_engines").mkdir()
     shutil.copy(os.path.join(src, os.pardir, "_engines", "gates.py"), tmp_path / "_engines")
-    here = str(tmp_path / "_kernels")
+    return str(tmp_path / "_kernels")
+
+
+def test_numba_cache_dir_follows_the_kernel_sources(tmp_path):
+    """A change to any kernel source (a helper another kernel inlines) names another cache
+    directory, and the same sources the same one: Numba itself checks only the kernel's
+    own file."""
+    from flexarray import _kernels
+    here = _kernels_copy(tmp_path)
     assert _kernels._sources_digest(here) == _kernels._sources_digest()
-    for changed in (tmp_path / "_kernels" / "reductions" / "reduce.py",
-                    tmp_path / "_engines" / "gates.py"):
-        text = changed.read_text()
-        changed.write_text(text + "\n# edited\n")
-        assert _kernels._sources_digest(here) != _kernels._sources_digest()
-        changed.write_text(text)
-        assert _kernels._sources_digest(here) == _kernels._sources_digest()
+    changed = tmp_path / "_kernels" / "reductions" / "reduce.py"
+    text = changed.read_text()
+    changed.write_text(text + "\n# edited\n")
+    assert _kernels._sources_digest(here) != _kernels._sources_digest()
+    changed.write_text(text)
+    assert _kernels._sources_digest(here) == _kernels._sources_digest()
+
+
+def test_numba_cache_dir_follows_the_gate_values_not_their_comments(tmp_path, monkeypatch):
+    """The cache key takes the gates' values: a comment-only change to gates.py keeps the
+    cache directory (nothing recompiles), a changed value names another one, and a gate
+    moved by a test (the module's value, not the file's) leaves the key alone."""
+    from flexarray import _kernels
+    from flexarray._engines import gates
+    here = _kernels_copy(tmp_path)
+    path = tmp_path / "_engines" / "gates.py"
+    text = path.read_text()
+    key = _kernels._sources_digest()
+    assert _kernels._sources_digest(here) == key
+    line = "COPY_THREADS_MIN = 1 << 23"
+    assert line in text
+    commented = text.replace(line, "# a comment, edited\n" + line + "  # and another")
+    path.write_text(commented + "\n# edited\n")
+    assert _kernels._sources_digest(here) == key
+    path.write_text(text.replace(line, "COPY_THREADS_MIN = 1 << 22"))
+    assert _kernels._sources_digest(here) != key
+    path.write_text(text)
+    assert _kernels._sources_digest(here) == key
+    monkeypatch.setattr(gates, "COPY_THREADS_MIN", 1)
+    assert _kernels._sources_digest() == key
 
 
 # --- serialization ---------------------------------------------------------------------------

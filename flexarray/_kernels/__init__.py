@@ -20,17 +20,30 @@ from .._version import __version__
 __all__ = ["kernel", "numba"]
 
 
+def _gate_values(path) -> bytes:
+    """The gates' values as ``gates.py`` states them: ``repr`` of its public UPPER_CASE names
+    and values, sorted by name. The file is pure data, run here in a namespace of its own,
+    so the values are the file's (not the module's, which tests move) and its comments,
+    which change no machine code, are not part of them."""
+    with open(path, encoding="utf-8") as f:
+        namespace = {}
+        exec(compile(f.read(), path, "exec"), namespace)
+    return repr(sorted((name, value) for name, value in namespace.items()
+                       if name.isupper() and name != "GATES")).encode()
+
+
 def _sources_digest(here=None) -> str:
     """A digest of the kernels' sources: every ``.py`` file of this package (``here``) but
     ``_warm.py`` (the compile machinery, no kernels: it changes no machine code), and the
-    gates they read (~0.5 ms, once, at the first kernel's import)."""
+    values of the gates they read (~1 ms, once, at the first kernel's import)."""
     here = here or os.path.dirname(os.path.abspath(__file__))
-    files = [os.path.join(here, os.pardir, "_engines", "gates.py")]
+    files = []
     for dirpath, dirnames, filenames in os.walk(here):
         dirnames.sort()
         files += [os.path.join(dirpath, f) for f in sorted(filenames)
                   if f.endswith(".py") and not (dirpath == here and f == "_warm.py")]
     h = hashlib.sha1()
+    h.update(_gate_values(os.path.join(here, os.pardir, "_engines", "gates.py")))
     for path in files:
         h.update(os.path.relpath(path, here).encode())
         with open(path, "rb") as f:
@@ -117,7 +130,7 @@ def cache_dir() -> str:
     return numba.config.CACHE_DIR
 
 # Threads: kernels are serial and ``nogil``; callers split work across Python worker
-# threads (``_intrinsics.run_split``, ``nn/_par.py``). Measured on this 2-core machine:
+# threads (``_intrinsics.run_split``, ``_engines/nn/par.py``). Measured on this 2-core machine:
 # ``parallel=True`` (prange) kernels waited 10-20 ms per call at their barriers whenever
 # another process held a core, and compiled 2-3x longer; worker threads that take pieces in
 # turn degrade gracefully instead.
