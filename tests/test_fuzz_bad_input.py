@@ -1,4 +1,4 @@
-"""Bad-input fuzz of the whole public surface (issue 17; see docs/reliability.md).
+"""Bad-input fuzz of the whole public surface (see docs/reliability.md).
 
 Every public function of ``flexarray``, ``flexarray.linalg``, ``flexarray.fft`` and
 ``flexarray.nn`` (taken from their ``__all__``, so new functions are covered without a
