@@ -3,7 +3,7 @@
 A kernel that alternates its own loops with GEMMs (Winograd transforms around their
 products) otherwise returns to Python for each ``np.matmul``: ~10 us of interpreter work
 and a GIL hand-off per product, and with two worker threads each hand-off may wait for a
-sleeping thread to wake (20-50 us on this VM). Calling the BLAS that NumPy loaded, through
+sleeping thread to wake (20-50 us on a virtual machine). Calling the BLAS that NumPy loaded, through
 its function pointer, keeps a whole block inside one ``nogil`` call.
 
 :func:`gemm_pointer` finds ``cblas_sgemm``/``cblas_dgemm`` of the OpenBLAS that NumPy uses
