@@ -133,27 +133,67 @@ def _normalize_slow(dtype, func, name, allow_none, what="a dtype"):
                     f"dtype {nd}, which flexarray does not support); {allowed}")
 
 
-# --- kinds -------------------------------------------------------------------------------
-
-def is_bool(d): return KIND[d] == "b"
-def is_integer(d): return KIND[d] in "iu"
-def is_real_floating(d): return KIND[d] == "f"
-def is_complex(d): return KIND[d] == "c"
-def is_floating(d): return KIND[d] in "fc"
-def is_numeric(d): return KIND[d] in "iufc"
-def is_real_numeric(d): return KIND[d] in "iuf"
-def is_integer_or_bool(d): return KIND[d] in "biu"
+# --- categories ----------------------------------------------------------------------------
+#
+# The one table of dtype categories, keyed by the standard's names (``isdtype``'s kinds and
+# the unions its functions' signatures name), and the one check against it. Both live here,
+# beside ``normalize`` (the other dtype check), at the storage layer: every layer that holds
+# a dtype may use them, the Array's own checks included, and they need nothing but the dtypes.
 
 
-_KIND_TESTS = {
-    "bool": is_bool,
-    "signed integer": lambda d: KIND[d] == "i",
-    "unsigned integer": lambda d: KIND[d] == "u",
-    "integral": is_integer,
-    "real floating": is_real_floating,
-    "complex floating": is_complex,
-    "numeric": is_numeric,
+def _of_kinds(kinds):
+    return frozenset(d for d in ALL if KIND[d] in kinds)
+
+
+#: category name -> the frozenset of flexarray dtypes in it (float16 and bfloat16 count as
+#: real floating)
+CATEGORIES = {
+    "bool": _of_kinds("b"),
+    "signed integer": _of_kinds("i"),
+    "unsigned integer": _of_kinds("u"),
+    "integral": _of_kinds("iu"),
+    "real floating": _of_kinds("f"),
+    "complex floating": _of_kinds("c"),
+    "floating-point": _of_kinds("fc"),
+    "numeric": _of_kinds("iufc"),
+    "real numeric": _of_kinds("iuf"),  # the standard's "real-valued" dtypes
+    "integral or bool": _of_kinds("biu"),
+    "real numeric or bool": _of_kinds("biuf"),
+    "numeric or bool": SUPPORTED,
 }
+#: the kinds ``isdtype`` takes by name (the standard's)
+ISDTYPE_KINDS = ("bool", "signed integer", "unsigned integer", "integral", "real floating",
+                 "complex floating", "numeric")
+
+# the table's predicates (``d in`` a frozenset: a hash), for choices that are not checks
+is_bool = CATEGORIES["bool"].__contains__
+is_integer = CATEGORIES["integral"].__contains__
+is_real_floating = CATEGORIES["real floating"].__contains__
+is_complex = CATEGORIES["complex floating"].__contains__
+is_floating = CATEGORIES["floating-point"].__contains__
+is_numeric = CATEGORIES["numeric"].__contains__
+is_real_numeric = CATEGORIES["real numeric"].__contains__
+is_integer_or_bool = CATEGORIES["integral or bool"].__contains__
+
+
+def check_dtype(func: str, argname: str, x_or_dtype, category: str):
+    """The dtype of ``x_or_dtype`` (an array, flexarray's or NumPy's, or a dtype) if it is in
+    ``category`` (a key of :data:`CATEGORIES`); else TypeError naming the function, the
+    argument, the dtype given and the category allowed with its dtypes."""
+    d = getattr(x_or_dtype, "_dtype", None)
+    if d is None:
+        d = x_or_dtype if isinstance(x_or_dtype, np.dtype) else x_or_dtype.dtype
+    if d not in CATEGORIES[category]:
+        raise TypeError(dtype_message(func, argname, d, category))
+    return d
+
+
+def dtype_message(func: str, argname: str, d, category: str) -> str:
+    """:func:`check_dtype`'s message, for callers that raise it themselves."""
+    allowed = ", ".join(x.name for x in ALL if x in CATEGORIES[category])
+    article = "an" if category[0] in "aeiou" else "a"
+    return (f"{func}: '{argname}' must have {article} {category} dtype, got {d}; "
+            f"allowed: {allowed}")
 
 
 def isdtype(dtype, kind) -> builtins.bool:
@@ -169,20 +209,19 @@ def isdtype(dtype, kind) -> builtins.bool:
 
 def _isdtype_one(dtype, kind):
     if type(kind) is str:
-        test = _KIND_TESTS.get(kind)
-        if test is not None:
-            return test(dtype)
+        if kind in ISDTYPE_KINDS:
+            return dtype in CATEGORIES[kind]
         try:  # a dtype's name or another spelling np.dtype() takes ("float32", "f4")
             return dtype is normalize(kind, "isdtype", "kind", allow_none=False)
         except TypeError:
             raise ValueError(f"isdtype: 'kind' {kind!r} is not a kind; allowed: "
-                             f"{', '.join(map(repr, _KIND_TESTS))}, a dtype, or a tuple of "
+                             f"{', '.join(map(repr, ISDTYPE_KINDS))}, a dtype, or a tuple of "
                              f"those") from None
     try:
         return dtype is normalize(kind, "isdtype", "kind", allow_none=False)
     except TypeError:
         raise TypeError(f"isdtype: 'kind' must be a kind name "
-                        f"({', '.join(map(repr, _KIND_TESTS))}), a dtype, or a tuple of "
+                        f"({', '.join(map(repr, ISDTYPE_KINDS))}), a dtype, or a tuple of "
                         f"those, got {kind!r}") from None
 
 
