@@ -38,8 +38,8 @@ from ._creation import (arange, asarray, diag, empty, empty_like, eye, from_dlpa
                         zeros, zeros_like)
 __all__ += _creation.__all__
 # data type functions
-from ._data_types import astype, can_cast, finfo, iinfo, isdtype, result_type  # noqa: E402
-__all__ += _data_types.__all__
+from ._data_type_functions import astype, can_cast, finfo, iinfo, isdtype, result_type  # noqa: E402
+__all__ += _data_type_functions.__all__
 # element-wise functions
 from ._elementwise import (abs, acos, acosh, add, asin, asinh, atan, atan2, atanh, bitwise_and,  # noqa: E402
                            bitwise_invert, bitwise_left_shift, bitwise_or, bitwise_right_shift,

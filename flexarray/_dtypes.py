@@ -1,4 +1,5 @@
-"""Data types and type promotion.
+"""Data types, their categories and type promotion (the standard's chapter of data type
+functions, ``astype`` to ``result_type``, is ``_data_type_functions.py``).
 
 flexarray's dtypes are NumPy dtype objects (``flexarray.float64 is np.dtype("float64")``;
 ``bfloat16`` is ml_dtypes' NumPy dtype), as in CuPy, JAX, Dask and pydata/sparse: every

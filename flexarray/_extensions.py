@@ -44,7 +44,7 @@ import numpy as np
 from . import _dtypes as _dt
 from . import _statistical as _st
 from ._array import Array, view_of, wrap
-from ._data_types import astype
+from ._data_type_functions import astype
 from ._engines import dispatch
 from ._elementwise import conj, divide, isnan, logical_not, multiply, real, sqrt, subtract
 from ._helpers import (cast_result, check_array, check_bool, ignore_fp_errors,

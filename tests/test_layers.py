@@ -25,7 +25,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "flexarray"
 
-CHAPTERS = ["_creation", "_data_types", "_elementwise", "_indexing", "_info",
+CHAPTERS = ["_creation", "_data_type_functions", "_elementwise", "_indexing", "_info",
             "_linear_algebra", "_manipulation", "_searching", "_sets", "_sorting",
             "_statistical", "_utility"]
 
@@ -38,6 +38,7 @@ LAYERS = {
     "flexarray._array": 3,
     "flexarray._engines.dispatch": 4, "flexarray._helpers": 4, "flexarray._special": 4,
     "flexarray._reductions": 4,
+    "flexarray._engines.nn": 4,
     **{f"flexarray.{c}": 5 for c in CHAPTERS},
     "flexarray._protocols": 6,
     "flexarray.linalg": 7, "flexarray.fft": 7, "flexarray.nn": 7,

@@ -5,7 +5,7 @@ import importlib
 
 import flexarray as xp
 
-CHAPTERS = ["_dtypes", "_creation", "_data_types", "_elementwise", "_indexing",
+CHAPTERS = ["_dtypes", "_creation", "_data_type_functions", "_elementwise", "_indexing",
             "_linear_algebra", "_manipulation", "_searching", "_sets", "_sorting",
             "_statistical", "_utility", "_extensions"]
 OTHERS = {"__array_api_version__", "__array_namespace_info__", "__version__", "Array",

@@ -1,4 +1,6 @@
-"""Data type functions (the standard's 6)."""
+"""The standard's chapter "data type functions" (astype, can_cast, finfo, iinfo, isdtype,
+result_type). The dtypes themselves, their promotion lattice and categories are
+``_dtypes.py``."""
 import builtins
 
 import numpy as np
