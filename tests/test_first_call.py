@@ -106,19 +106,6 @@ def test_first_calls_do_not_compile_on_the_callers_thread(tmp_path):
     assert np.array(idx)[0, 0, 2, 2] == 4 * 9 + 4          # the NaN's flat index
 
 
-@pytest.mark.xfail(strict=True, reason="the thread pool's first parallel call compiles its "
-                   "polling kernel (flexarray/_threads.py, linger) on the caller's thread")
-def test_first_parallel_call_does_not_compile_on_the_callers_thread(tmp_path):
-    out = _run("""
-        import flexarray as xp
-        from flexarray import nn
-        x = xp.asarray(np.random.default_rng(0).standard_normal((8, 64, 56, 56)), dtype=xp.float32)
-        nn.max_pool2d(x, 3, 2, 1)
-        print(json.dumps(compiles))
-    """, tmp_path / "cache")
-    assert out == []
-
-
 def test_background_compiles_off(tmp_path):
     """FLEXARRAY_BACKGROUND_COMPILE=0: the first call compiles on the caller's thread, as
     kernels without a stand-in always do, and no background process starts."""
@@ -152,7 +139,7 @@ def test_cache_shared_between_processes(tmp_path):
     cache = tmp_path / "cache"
     code = """
         from flexarray._kernels import cache_dir
-        from flexarray._kernels._intrinsics import linger
+        from flexarray._kernels.nn.common import linger
         v = int(linger(np.ones(8, np.int64), 0, 3))
         print(json.dumps({"compiles": compiles, "v": v, "dir": cache_dir()}))
     """
@@ -170,7 +157,7 @@ def test_cache_shared_between_processes(tmp_path):
         os.access = lambda p, m, **k: False if (m & os.W_OK and str(p).startswith(shared)) \\
             else _access(p, m, **k)
         from flexarray._kernels import cache_dir
-        from flexarray._kernels._intrinsics import linger
+        from flexarray._kernels.nn.common import linger
         from flexarray._kernels.nn.common import _valid_range
         v = int(linger(np.ones(8, np.int64), 0, 3))
         lo_hi = _valid_range(5, -1, 1, 5)
@@ -219,7 +206,7 @@ def test_argmax_standin_equals_the_kernel():
 
 def test_max_pool_standin_equals_the_kernel():
     from flexarray._kernels.nn import pool
-    from flexarray.nn import _pool_engines as pe
+    from flexarray._engines.nn import pool as pe
     r = np.random.default_rng(3)
     n = 0
     while n < 60:
@@ -304,7 +291,7 @@ def test_radix_standin_equals_the_kernels():
 
 def test_avg_pool_standin_equals_the_kernel():
     from flexarray._kernels.nn import pool
-    from flexarray.nn import _pool_engines as pe
+    from flexarray._engines.nn import pool as pe
     r = np.random.default_rng(6)
     n = 0
     while n < 60:
@@ -409,7 +396,7 @@ def test_counting_standin_equals_the_kernel():
 
 def test_adaptive_pool_standin_equals_the_kernel():
     from flexarray._kernels.nn import pool
-    from flexarray.nn import _pool_engines as pe
+    from flexarray._engines.nn import pool as pe
     r = np.random.default_rng(8)
     for n in range(40):
         dt = (np.float32, np.float64)[n % 2]
