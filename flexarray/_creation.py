@@ -185,7 +185,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         dtype = _infer_dtype(obj) if not isinstance(obj, np.generic) else _dt.from_np(obj.dtype)
     if isinstance(obj, (list, tuple)):
         obj = _unwrap_nested(obj)
-    if dtype is not None and _dt.KIND[dtype] in "iu":
+    if dtype is not None and _dt.is_integer(dtype):
         _check_int_range(obj, dtype)
     try:
         nd = np.array(obj, dtype=None if dtype is None else dtype)
@@ -342,21 +342,21 @@ def _fill_dtype(fill_value, dtype, func):
                             f"{type(fill_value).__name__}")
     if dtype is None:
         dtype = _dt.scalar_dtype(fill_value)
-    elif _dt.KIND[dtype] == "b" and type(fill_value) is not builtins.bool:
+    elif _dt.is_bool(dtype) and type(fill_value) is not builtins.bool:
         if type(fill_value) is not int:
             raise TypeError(f"{func}: a {type(fill_value).__name__} fill_value cannot fill a "
                             f"bool array; allowed: a bool, or an int (nonzero is True)")
         fill_value = fill_value != 0  # (NumPy, torch and array-api-strict take an int)
-    elif (_dt.KIND[dtype] in "iu" and isinstance(fill_value, (float, complex))) or (
-            _dt.KIND[dtype] == "f" and isinstance(fill_value, complex)):
+    elif (_dt.is_integer(dtype) and isinstance(fill_value, (float, complex))) or (
+            _dt.is_real_floating(dtype) and isinstance(fill_value, complex)):
         raise TypeError(f"{func}: a {type(fill_value).__name__} fill_value cannot fill a "
                         f"{dtype} array without losing data")
-    if _dt.KIND[dtype] in "iu" and type(fill_value) is int:
+    if _dt.is_integer(dtype) and type(fill_value) is int:
         info = np.iinfo(dtype)
         if not info.min <= fill_value <= info.max:
             raise OverflowError(f"{func}: fill_value={fill_value} is out of range for {dtype} "
                                 f"[{info.min}, {info.max}]")
-    elif type(fill_value) is int and _dt.KIND[dtype] in "fc":
+    elif type(fill_value) is int and _dt.is_floating(dtype):
         fill_value = _dt.scalar_operand(func, fill_value, dtype)  # (ml_dtypes: no Python int)
     return fill_value, dtype
 
@@ -412,9 +412,8 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     if dtype is None:
         dtype = (_dt.default_int if all(type(v) is int for v in (start, stop, step))
                  else _dt.default_float)
-    if _dt.KIND[dtype] not in "iufc":
-        raise TypeError(f"arange: 'dtype' must be a numeric dtype, got {dtype}")
-    if _dt.KIND[dtype] in "iu":  # (NumPy casts a fractional step to 0: a range of repeats)
+    _dt.check_dtype("arange", "dtype", dtype, "numeric")
+    if _dt.is_integer(dtype):  # (NumPy casts a fractional step to 0: a range of repeats)
         for name, v in (("start", start), ("step", step)):
             if type(v) is float and not v.is_integer():
                 raise ValueError(f"arange: an integer dtype ({dtype}) needs an integral "
@@ -431,7 +430,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
                                 f"the float64 range") from None
     _check_size((n,), dtype.itemsize, "arange",
                 lambda: f"the range from {start} to {stop} by {step} ({n} elements of {dtype})")
-    if _dt.KIND[dtype] in "iu":
+    if _dt.is_integer(dtype):
         info = np.iinfo(dtype)
         last = start + (n - 1) * step if n else start
         if n and not (info.min <= start <= info.max and info.min <= last <= info.max):
@@ -463,13 +462,14 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     is_complex = isinstance(start, complex) or isinstance(stop, complex)
     if dtype is None:
         dtype = _dt.default_complex if is_complex else _dt.default_float
-    if _dt.KIND[dtype] not in "iufc" or (is_complex and _dt.KIND[dtype] != "c"):
-        raise TypeError(f"linspace: 'dtype' must be a {'complex' if is_complex else 'numeric'}"
-                        f" dtype, got {dtype}")
-    if _dt.KIND[dtype] in "iu":  # NumPy's rule: float64 samples rounded towards -inf
+    if is_complex:
+        _dt.check_dtype("linspace", "dtype", dtype, "complex floating",
+                        "a complex 'start' or 'stop' needs a complex dtype")
+    _dt.check_dtype("linspace", "dtype", dtype, "numeric")
+    if _dt.is_integer(dtype):  # NumPy's rule: float64 samples rounded towards -inf
         r = np.floor(np.linspace(start, stop, num, endpoint=endpoint, dtype=np.float64))
         return wrap(r.astype(dtype))
-    wide = np.complex128 if _dt.KIND[dtype] == "c" else np.float64
+    wide = np.complex128 if _dt.is_complex(dtype) else np.float64
     r = np.linspace(start, stop, num, endpoint=endpoint, dtype=wide)
     return wrap(r.astype(dtype))
 
@@ -481,7 +481,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, *, devic
     check_device(device, "logspace")
     base = _number(base, "logspace", "base", (int, float))
     exponents = linspace(start, stop, num, endpoint=endpoint,
-                         dtype=None if dtype is None or _dt.KIND[dtype] != "c" else dtype)
+                         dtype=None if dtype is None or not _dt.is_complex(dtype) else dtype)
     with np.errstate(all="ignore"):
         r = np.power(float(base), exponents._arr)
     return wrap(r if dtype is None else r.astype(dtype))

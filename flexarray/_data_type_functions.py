@@ -22,7 +22,7 @@ def result_type(*arrays_and_dtypes):
         if type(a) is Array:
             if type(b) is Array:  # two arrays
                 return _dt.promote(a._dtype, b._dtype, "result_type")
-            if type(b) is float and _dt.KIND[a._dtype] in "fc":  # a float array and a float
+            if type(b) is float and _dt.is_floating(a._dtype):  # a float array and a float
                 return a._dtype
     elif len(arrays_and_dtypes) == 1:
         a = arrays_and_dtypes[0]
@@ -90,8 +90,7 @@ _FINFO, _IINFO = {}, {}
 def finfo(type, /):
     """Limits of a floating-point dtype (or an array of one)."""
     d = _dtype_of(type, "finfo", "type")
-    if _dt.KIND[d] not in "fc":
-        raise TypeError(f"finfo: needs a floating-point dtype, got {d}; use iinfo() for ints")
+    _dt.check_dtype("finfo", "type", d, "floating-point", "use iinfo() for integers")
     info = _FINFO.get(d)
     if info is None:
         info = _FINFO[d] = _dt.finfo_object(d)
@@ -101,8 +100,7 @@ def finfo(type, /):
 def iinfo(type, /):
     """Limits of an integer dtype (or an array of one)."""
     d = _dtype_of(type, "iinfo", "type")
-    if _dt.KIND[d] not in "iu":
-        raise TypeError(f"iinfo: needs an integer dtype, got {d}; use finfo() for floats")
+    _dt.check_dtype("iinfo", "type", d, "integral", "use finfo() for floats")
     info = _IINFO.get(d)
     if info is None:
         info = _IINFO[d] = _dt.iinfo_object(d)

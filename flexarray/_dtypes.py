@@ -177,24 +177,29 @@ is_real_numeric = CATEGORIES["real numeric"].__contains__
 is_integer_or_bool = CATEGORIES["integral or bool"].__contains__
 
 
-def check_dtype(func: str, argname: str, x_or_dtype, category: str):
+def check_dtype(func: str, argname: str, x_or_dtype, category: str, hint: str = ""):
     """The dtype of ``x_or_dtype`` (an array, flexarray's or NumPy's, or a dtype) if it is in
     ``category`` (a key of :data:`CATEGORIES`); else TypeError naming the function, the
-    argument, the dtype given and the category allowed with its dtypes."""
+    argument, the dtype given and the category allowed with its dtypes (then ``hint``, if
+    given: what to do instead). The message says the argument "must be" a dtype of the
+    category when a dtype was given, "must have" one when an array was."""
     d = getattr(x_or_dtype, "_dtype", None)
+    is_dtype = d is None and isinstance(x_or_dtype, np.dtype)
     if d is None:
-        d = x_or_dtype if isinstance(x_or_dtype, np.dtype) else x_or_dtype.dtype
+        d = x_or_dtype if is_dtype else x_or_dtype.dtype
     if d not in CATEGORIES[category]:
-        raise TypeError(dtype_message(func, argname, d, category))
+        raise TypeError(dtype_message(func, argname, d, category, hint, is_dtype))
     return d
 
 
-def dtype_message(func: str, argname: str, d, category: str) -> str:
+def dtype_message(func: str, argname: str, d, category: str, hint: str = "",
+                  is_dtype: builtins.bool = False) -> str:
     """:func:`check_dtype`'s message, for callers that raise it themselves."""
     allowed = ", ".join(x.name for x in ALL if x in CATEGORIES[category])
     article = "an" if category[0] in "aeiou" else "a"
-    return (f"{func}: '{argname}' must have {article} {category} dtype, got {d}; "
-            f"allowed: {allowed}")
+    verb = "be" if is_dtype else "have"
+    return (f"{func}: '{argname}' must {verb} {article} {category} dtype, got {d}; "
+            f"allowed: {allowed}" + (f"; {hint}" if hint else ""))
 
 
 def isdtype(dtype, kind) -> builtins.bool:

@@ -122,6 +122,40 @@ def test_isdtype(kind, members):
         xp.isdtype(xp.int8, "floaty")
 
 
+def test_dtype_categories_are_one_table():
+    """isdtype's kinds are the table's; the unions are the union of their parts; isdtype
+    takes only the standard's kind names (the table's other rows are for checks)."""
+    from flexarray import _dtypes
+    cats = _dtypes.CATEGORIES
+    for kind in _dtypes.ISDTYPE_KINDS:
+        assert cats[kind] == {d for d in _dtypes.ALL if xp.isdtype(d, kind)}
+    assert cats["integral"] == cats["signed integer"] | cats["unsigned integer"]
+    assert cats["floating-point"] == cats["real floating"] | cats["complex floating"]
+    assert cats["numeric"] == cats["integral"] | cats["floating-point"]
+    assert cats["real numeric"] == cats["integral"] | cats["real floating"]
+    assert cats["integral or bool"] == cats["integral"] | cats["bool"]
+    assert cats["real numeric or bool"] == cats["real numeric"] | cats["bool"]
+    assert cats["numeric or bool"] == set(_dtypes.ALL)
+    with pytest.raises(ValueError, match="not a kind"):
+        xp.isdtype(xp.int8, "real numeric")
+
+
+def test_check_dtype_names_function_argument_dtype_and_category():
+    from flexarray._dtypes import check_dtype
+    x = xp.asarray([1, 2], dtype=xp.int32)
+    assert check_dtype("f", "x", x, "integral") is xp.int32
+    assert check_dtype("f", "x", xp.bfloat16, "real floating") is xp.bfloat16
+    assert check_dtype("f", "x", np.zeros(2, np.float32), "real floating") is xp.float32
+    with pytest.raises(TypeError, match=r"^fft\.rfft: 'x' must have a real floating dtype, got "
+                                        r"int32; allowed: float16, bfloat16, float32, "
+                                        r"float64; cast it$"):
+        check_dtype("fft.rfft", "x", x, "real floating", "cast it")
+    with pytest.raises(TypeError, match=r"^f: 'y' must be an integral dtype, got float64; "
+                                        r"allowed: int8, int16, int32, int64, uint8, uint16, "
+                                        r"uint32, uint64$"):
+        check_dtype("f", "y", xp.float64, "integral")
+
+
 def test_finfo_iinfo_against_numpy():
     for d in (xp.float32, xp.float64, xp.complex64, xp.complex128):
         f, n = xp.finfo(d), np.finfo(d)
@@ -131,9 +165,11 @@ def test_finfo_iinfo_against_numpy():
     for d in (xp.int8, xp.uint64, xp.int64):
         i, n = xp.iinfo(d), np.iinfo(d)
         assert (i.bits, i.min, i.max, i.dtype) == (n.bits, n.min, n.max, d)
-    with pytest.raises(TypeError, match="finfo: needs a floating-point dtype"):
+    with pytest.raises(TypeError, match="finfo: 'type' must be a floating-point dtype, got "
+                                        "int8; allowed: float16, .*; use iinfo"):
         xp.finfo(xp.int8)
-    with pytest.raises(TypeError, match="iinfo: needs an integer dtype"):
+    with pytest.raises(TypeError, match="iinfo: 'type' must be an integral dtype, got "
+                                        "float32; allowed: int8, .*; use finfo"):
         xp.iinfo(xp.float32)
 
 
