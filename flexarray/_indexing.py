@@ -28,8 +28,7 @@ GATHER_MIN_BYTES = gates.GATHER_KERNEL_MIN_BYTES  # measured: flexarray/_engines
 
 def _index_array(indices, func):
     check_array(indices, func, "indices")
-    if not _dt.is_integer(indices._dtype):
-        raise TypeError(f"{func}: 'indices' must have an integer dtype, got {indices._dtype}")
+    _dt.check_dtype(func, "indices", indices, "integral")
     return indices._arr
 
 

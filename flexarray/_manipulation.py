@@ -367,9 +367,7 @@ def repeat(x, repeats, /, *, axis=None):
         a = x._arr
     n = a.shape[ax]
     if isinstance(repeats, Array):
-        if not _dt.is_integer(repeats._dtype):
-            raise TypeError(f"repeat: 'repeats' must have an integer dtype, got "
-                            f"{repeats._dtype}")
+        _dt.check_dtype("repeat", "repeats", repeats, "integral")
         if repeats.ndim > 1 or (repeats.ndim == 1 and repeats.shape[0] not in (1, n)):
             raise ValueError(f"repeat: 'repeats' must be an int or a 1-D array of length 1 or "
                              f"{n} (the size of the repeated axis), got shape {repeats.shape}")

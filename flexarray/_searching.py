@@ -157,9 +157,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     n = a1.shape[0]
     if sorter is not None:
         check_array(sorter, "searchsorted", "sorter")
-        if not _dt.is_integer(sorter._dtype):
-            raise TypeError(f"searchsorted: 'sorter' must have an integer dtype, got "
-                            f"{sorter._dtype}")
+        _dt.check_dtype("searchsorted", "sorter", sorter, "integral")
         if sorter.shape != x1.shape:
             raise ValueError(f"searchsorted: 'sorter' must have the shape of 'x1' {x1.shape}, "
                              f"got {sorter.shape}")
@@ -225,9 +223,7 @@ def where(condition, x1=_NOT_GIVEN, x2=_NOT_GIVEN, /):
         return nonzero(condition)
     if x1 is _NOT_GIVEN or x2 is _NOT_GIVEN:
         raise TypeError("where: pass both 'x1' and 'x2', or neither (nonzero(condition))")
-    if not _dt.is_bool(condition._dtype):
-        raise TypeError(f"where: 'condition' must have the bool dtype, got "
-                        f"{condition._dtype}; compare it first (e.g. x != 0)")
+    _dt.check_dtype("where", "condition", condition, "bool", "compare it first (e.g. x != 0)")
     x1, x2 = python_scalar(x1), python_scalar(x2)  # NumPy scalars as the values they hold
     scalars = (builtins.bool, int, float, complex)
     for name, v in (("x1", x1), ("x2", x2)):

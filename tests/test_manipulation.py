@@ -446,7 +446,7 @@ BAD = [
     (lambda: xp.repeat(a23, 1.5), TypeError, r"repeat: 'repeats' must be an int, got float"),
     (lambda: xp.repeat(a23, True), TypeError, r"repeat: 'repeats' must be an int, got a bool"),
     (lambda: xp.repeat(a23, fx(np.ones(3)), axis=1), TypeError, r"repeat: 'repeats' must have "
-     r"an integer dtype, got float64"),
+     r"an integral dtype, got float64"),
     (lambda: xp.repeat(a23, fx(np.ones(2, np.int64)), axis=1), ValueError,
      r"repeat: 'repeats' must be an int or a 1-D array of length 1 or 3 \(the size of the "
      r"repeated axis\), got shape \(2,\)"),

@@ -379,13 +379,13 @@ BAD = [
     (lambda: xp.searchsorted(f3, 1.0, sorter=fx(np.array([0, 1]))), ValueError,
      r"searchsorted: 'sorter' must have the shape of 'x1' \(3,\), got \(2,\)"),
     (lambda: xp.searchsorted(f3, 1.0, sorter=f3), TypeError, r"searchsorted: 'sorter' must have "
-     r"an integer dtype, got float64"),
+     r"an integral dtype, got float64"),
     (lambda: xp.searchsorted(f3, 1.0, sorter=fx(np.array([0, 1, 3]))), IndexError,
      r"searchsorted: index 3 in 'sorter' is out of bounds for an axis of size 3"),
     (lambda: xp.searchsorted(fx(np.array([1], np.int64)), fx(np.array([1], np.uint64))),
      TypeError, r"no type promotion between int64 and uint64"),
-    (lambda: xp.where(f3, f3, f3), TypeError, r"where: 'condition' must have the bool dtype, got "
-     r"float64"),
+    (lambda: xp.where(f3, f3, f3), TypeError, r"where: 'condition' must have a bool dtype, got "
+     r"float64; allowed: bool; compare it first"),
     (lambda: xp.where(b3, "a", f3), TypeError, r"where: 'x1' must be a flexarray array or a "
      r"Python scalar, got str"),
     (lambda: xp.where(b3, f3, fx(np.zeros(2))), ValueError, r"where: 'condition', 'x1' and 'x2' "
