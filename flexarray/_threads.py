@@ -207,7 +207,7 @@ class _Pinned:
 class _Pool:
     """Helper threads that linger after each job: for ~``_LINGER_SECONDS`` they poll, in a
     ``nogil`` kernel, for the next job before they block, as OpenMP runtimes spin after a
-    parallel region. A blocked thread's CPU goes idle, and on this VM waking it again
+    parallel region. A blocked thread's CPU goes idle, and on a virtual machine waking it again
     took ~40 us at best (a 2-item job's round trip: 36 us best, 87 us median; 5.7 us with
     a lingering helper) and more when the host had descheduled the idle CPU meanwhile."""
 
