@@ -139,8 +139,9 @@ def _sequential(op, a, axes, keepdims):
     """A float sum (or real product) along outer axes whose innermost dim in memory is a
     kept one (``sum(axis=0)`` of a C array): NumPy adds such slices in turn, and the
     kernel (``reductions.reduce.sequential``) adds them in the same order, NumPy's bits,
-    over column chunks on the pool's threads (inline too: one thread of it measured
-    0.74-1.0x NumPy's time, from 2048^2 to 1M x 64). None for other layouts."""
+    on one thread, in 0.68-0.95x NumPy's time (2048^2 to 1M x 64 float64; cut over two
+    threads it only got slower: no cut over threads gives these bits faster). None for
+    other layouts."""
     r = dispatch.kernel_module("reductions.reduce").sequential(op, a, axes)
     if r is None or not keepdims:
         return r
