@@ -111,9 +111,9 @@ def _checked(func, a, axis, keepdims):
             normalize_axis(axis, a.ndim, func)
     else:
         normalize_axes(axis, a.ndim, func)
-    if func in _ORDERED and _dt.is_complex(a._dtype):
-        raise TypeError(f"{func}: 'a' must have a real-valued dtype, got {a._dtype}; "
-                        f"complex numbers have no order (take real() or abs() first)")
+    if func in _ORDERED:
+        _dt.check_dtype(func, "a", a, "real numeric or bool",
+                        "complex numbers have no order (take real() or abs() first)")
 
 
 def _fill_reduce(func, a, axis, keepdims, **kw):
@@ -191,11 +191,10 @@ def _float_input(func, a, dtype):
         dt = a._dtype if _dt.is_floating(a._dtype) else _dt.default_float
     else:
         dt = _dt.normalize(dtype, func)
-        if not _dt.is_floating(dt):
-            raise TypeError(f"{func}: 'dtype' must be a floating-point dtype, got {dt}")
-        if _dt.is_complex(a._dtype) and not _dt.is_complex(dt):
-            raise TypeError(f"{func}: cannot compute complex {a._dtype} values in "
-                            f"dtype={dt}; allowed: a complex dtype")
+        _dt.check_dtype(func, "dtype", dt, "floating-point")
+        if _dt.is_complex(a._dtype):
+            _dt.check_dtype(func, "dtype", dt, "complex floating",
+                            f"complex {a._dtype} values are computed in a complex dtype")
     work = _dt.float32 if dt in _dt.HALF else dt  # halves: float32, rounded once at the end
     x = astype(a, work, copy=False)
     return x, isnan(x), dt

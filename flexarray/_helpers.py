@@ -346,9 +346,8 @@ def index_result(r) -> Array:
 
 def check_ordered(x, func: str, name: str = "x"):
     """TypeError for complex ``x``: complex numbers have no order."""
-    if _dt.is_complex(x._dtype):
-        raise TypeError(f"{func}: '{name}' must have a real-valued dtype, got {x._dtype}; "
-                        f"complex numbers have no order (take real() or abs() first)")
+    _dt.check_dtype(func, name, x, "real numeric or bool",
+                    "complex numbers have no order (take real() or abs() first)")
 
 
 def ordered_operand(x, func: str, name: str = "x") -> np.ndarray:
