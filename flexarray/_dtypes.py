@@ -177,16 +177,18 @@ is_real_numeric = CATEGORIES["real numeric"].__contains__
 is_integer_or_bool = CATEGORIES["integral or bool"].__contains__
 
 
-def check_dtype(func: str, argname: str, x_or_dtype, category: str, hint: str = ""):
+def check_dtype(func: str, argname: str, x_or_dtype, category: str, hint: str = "", *,
+                of_array: builtins.bool = None):
     """The dtype of ``x_or_dtype`` (an array, flexarray's or NumPy's, or a dtype) if it is in
     ``category`` (a key of :data:`CATEGORIES`); else TypeError naming the function, the
     argument, the dtype given and the category allowed with its dtypes (then ``hint``, if
-    given: what to do instead). The message says the argument "must be" a dtype of the
-    category when a dtype was given, "must have" one when an array was."""
+    given: what to do instead). The message says the argument "must have" a dtype of the
+    category when it is an array, "must be" one when it is a dtype; ``of_array=True`` says
+    that a dtype given is arrays' (a promoted dtype checked for its operands)."""
     d = getattr(x_or_dtype, "_dtype", None)
-    is_dtype = d is None and isinstance(x_or_dtype, np.dtype)
+    is_dtype = d is None and isinstance(x_or_dtype, np.dtype) and not of_array
     if d is None:
-        d = x_or_dtype if is_dtype else x_or_dtype.dtype
+        d = x_or_dtype if isinstance(x_or_dtype, np.dtype) else x_or_dtype.dtype
     if d not in CATEGORIES[category]:
         raise TypeError(dtype_message(func, argname, d, category, hint, is_dtype))
     return d

@@ -22,75 +22,62 @@ from ._buffer import is_private
 from ._helpers import ignore_fp_errors, numpy_as_array, python_scalar, quiet, quiet_caller
 from ._engines import gates
 # name: (implementation, input category, result rule, may warn)
-#   category: which (promoted) dtypes are accepted
+#   category: which (promoted) dtypes are accepted, a key of _dtypes.CATEGORIES
 #   result:   'same' (the promoted dtype), 'bool', 'real' (complex -> its real dtype),
 #             'float' (integers -> the default float dtype)
 
-_CATEGORIES = {
-    "any": lambda d: True,
-    "numeric": _dt.is_numeric,
-    "real numeric": _dt.is_real_numeric,
-    "integer": _dt.is_integer,
-    "integer or boolean": _dt.is_integer_or_bool,
-    "floating": _dt.is_floating,
-    "real floating": _dt.is_real_floating,
-    "complex floating": _dt.is_complex,
-    "boolean": _dt.is_bool,
-    "numeric or boolean": lambda d: True,
-}
-
 UNARY = {
     "abs": (np.absolute, "numeric", "real"),
-    "acos": (np.arccos, "floating", "same"),
-    "acosh": (np.arccosh, "floating", "same"),
-    "asin": (np.arcsin, "floating", "same"),
-    "asinh": (np.arcsinh, "floating", "same"),
-    "atan": (np.arctan, "floating", "same"),
-    "atanh": (np.arctanh, "floating", "same"),
-    "bitwise_invert": (np.invert, "integer or boolean", "same"),
+    "acos": (np.arccos, "floating-point", "same"),
+    "acosh": (np.arccosh, "floating-point", "same"),
+    "asin": (np.arcsin, "floating-point", "same"),
+    "asinh": (np.arcsinh, "floating-point", "same"),
+    "atan": (np.arctan, "floating-point", "same"),
+    "atanh": (np.arctanh, "floating-point", "same"),
+    "bitwise_invert": (np.invert, "integral or bool", "same"),
     "ceil": (np.ceil, "real numeric", "same"),
     "conj": (np.conjugate, "numeric", "same"),
-    "cos": (np.cos, "floating", "same"),
-    "cosh": (np.cosh, "floating", "same"),
-    "exp": (np.exp, "floating", "same"),
-    "expm1": (_special.expm1, "floating", "same"),
+    "cos": (np.cos, "floating-point", "same"),
+    "cosh": (np.cosh, "floating-point", "same"),
+    "exp": (np.exp, "floating-point", "same"),
+    "expm1": (_special.expm1, "floating-point", "same"),
     "floor": (np.floor, "real numeric", "same"),
     "imag": (_special.imag, "numeric", "real"),
     "isfinite": (np.isfinite, "numeric", "bool"),
     "isinf": (np.isinf, "numeric", "bool"),
     "isnan": (np.isnan, "numeric", "bool"),
-    "log": (np.log, "floating", "same"),
-    "log1p": (np.log1p, "floating", "same"),
-    "log2": (np.log2, "floating", "same"),
-    "log10": (np.log10, "floating", "same"),
-    "logical_not": (np.logical_not, "numeric or boolean", "bool"),
+    "log": (np.log, "floating-point", "same"),
+    "log1p": (np.log1p, "floating-point", "same"),
+    "log2": (np.log2, "floating-point", "same"),
+    "log10": (np.log10, "floating-point", "same"),
+    "logical_not": (np.logical_not, "numeric or bool", "bool"),
     "negative": (np.negative, "numeric", "same"),
     "positive": (np.positive, "numeric", "same"),
     "real": (_special.real, "numeric", "real"),
-    "reciprocal": (np.reciprocal, "floating", "same"),
+    "reciprocal": (np.reciprocal, "floating-point", "same"),
     "round": (np.round, "numeric", "same"),
     "sign": (_special.sign, "numeric", "same"),
     "signbit": (np.signbit, "real floating", "bool"),
-    "sin": (np.sin, "floating", "same"),
-    "sinh": (np.sinh, "floating", "same"),
+    "sin": (np.sin, "floating-point", "same"),
+    "sinh": (np.sinh, "floating-point", "same"),
     "square": (np.square, "numeric", "same"),
-    "sqrt": (np.sqrt, "floating", "same"),
-    "tan": (np.tan, "floating", "same"),
-    "tanh": (np.tanh, "floating", "same"),
+    "sqrt": (np.sqrt, "floating-point", "same"),
+    "tan": (np.tan, "floating-point", "same"),
+    "tanh": (np.tanh, "floating-point", "same"),
     "trunc": (np.trunc, "real numeric", "same"),
 }
 
 BINARY = {
-    "add": (np.add, "numeric or boolean", "same"),  # bools: logical or (NumPy, torch)
+    "add": (np.add, "numeric or bool", "same"),  # bools: logical or (NumPy, torch)
     "atan2": (np.arctan2, "real floating", "same"),
-    "bitwise_and": (np.bitwise_and, "integer or boolean", "same"),
-    "bitwise_left_shift": (_special.left_shift, "integer", "same"),
-    "bitwise_or": (np.bitwise_or, "integer or boolean", "same"),
-    "bitwise_right_shift": (_special.right_shift, "integer", "same"),
-    "bitwise_xor": (np.bitwise_xor, "integer or boolean", "same"),
+    "bitwise_and": (np.bitwise_and, "integral or bool", "same"),
+    "bitwise_left_shift": (_special.left_shift, "integral", "same"),
+    "bitwise_or": (np.bitwise_or, "integral or bool", "same"),
+    "bitwise_right_shift": (_special.right_shift, "integral", "same"),
+    "bitwise_xor": (np.bitwise_xor, "integral or bool", "same"),
     "copysign": (np.copysign, "real floating", "same"),
     "divide": (np.true_divide, "numeric", "float"),
-    "equal": (np.equal, "any", "bool"),
+    "equal": (np.equal, "numeric or bool", "bool"),
     "floor_divide": (_special.floor_divide, "real numeric", "same"),
     "greater": (np.greater, "real numeric", "bool"),
     "greater_equal": (np.greater_equal, "real numeric", "bool"),
@@ -98,14 +85,14 @@ BINARY = {
     "less": (np.less, "real numeric", "bool"),
     "less_equal": (np.less_equal, "real numeric", "bool"),
     "logaddexp": (np.logaddexp, "real floating", "same"),
-    "logical_and": (np.logical_and, "numeric or boolean", "bool"),
-    "logical_or": (np.logical_or, "numeric or boolean", "bool"),
-    "logical_xor": (np.logical_xor, "numeric or boolean", "bool"),
+    "logical_and": (np.logical_and, "numeric or bool", "bool"),
+    "logical_or": (np.logical_or, "numeric or bool", "bool"),
+    "logical_xor": (np.logical_xor, "numeric or bool", "bool"),
     "maximum": (np.maximum, "real numeric", "same"),
     "minimum": (np.minimum, "real numeric", "same"),
-    "multiply": (np.multiply, "numeric or boolean", "same"),  # bools: logical and
+    "multiply": (np.multiply, "numeric or bool", "same"),  # bools: logical and
     "nextafter": (np.nextafter, "real floating", "same"),
-    "not_equal": (np.not_equal, "any", "bool"),
+    "not_equal": (np.not_equal, "numeric or bool", "bool"),
     "pow": (_special.pow, "numeric", "same"),
     "remainder": (_special.remainder, "real numeric", "same"),
     "subtract": (np.subtract, "numeric", "same"),
@@ -126,11 +113,6 @@ _BY_NP = _dt._BY_NP
 MEMORY_PARALLEL_BYTES = gates.ELEMENTWISE_THREADS_MIN_BYTES  # measured: _engines/gates.py
 COMPUTE_PARALLEL_MIN = gates.ELEMENTWISE_COMPUTE_THREADS_MIN  # measured: the same
 PARALLEL_MIN = min(MEMORY_PARALLEL_BYTES // 16, COMPUTE_PARALLEL_MIN)
-
-
-def _check_category(name, cat, dtype, what="x"):
-    if not _CATEGORIES[cat](dtype):
-        raise TypeError(f"{name}: '{what}' must have a {cat} dtype, got {dtype}")
 
 
 def _operands(name, x1, x2):
@@ -301,21 +283,17 @@ def _compute(name, func, args, dt, out=None):
 
 
 
-def _allowed(cat):
-    return frozenset(d for d in _dt.ALL if _CATEGORIES[cat](d))
-
-
-_ALLOWED = {name: _allowed(cat) for name, (_, cat, _) in BINARY.items()}
+_ALLOWED = {name: _dt.CATEGORIES[cat] for name, (_, cat, _) in BINARY.items()}
 
 
 def _make_unary(name, func, cat):
-    allowed = _allowed(cat)
+    allowed = _dt.CATEGORIES[cat]
 
     def f(x, /):
         if type(x) is not Array:
             raise TypeError(f"{name}: 'x' must be a flexarray array, got {type(x).__name__}")
         if x._dtype not in allowed:
-            _check_category(name, cat, x._dtype)
+            _dt.check_dtype(name, "x", x, cat)
         a = x._arr
         if a.size < _FAST_MAX and x._dtype in fast:  # (~0.5 us less)
             return wrap(run(a))
@@ -330,7 +308,7 @@ _INT64, _INT64_MIN, _INT64_MAX = _dt.int64, -(1 << 63), (1 << 63) - 1
 
 
 def _make_binary(name, func, cat):
-    allowed = _allowed(cat)
+    allowed = _dt.CATEGORIES[cat]
 
     def f(x1, x2, /):
         # fast paths (~1 us less): small operands NumPy computes natively in the result dtype
@@ -355,7 +333,7 @@ def _make_binary(name, func, cat):
             return wrap(run(x1, x2._arr))
         a1, a2, dt = _operands(name, x1, x2)
         if dt not in allowed:
-            _check_category(name, cat, dt, "x1' and 'x2")
+            _dt.check_dtype(name, "x1' and 'x2", dt, cat, of_array=True)
         try:
             return wrap(_compute(name, func, (a1, a2), dt))
         except ValueError:
@@ -452,7 +430,7 @@ def apply_inplace(name, x, other):
             x._write(_run_with, _INPLACE_RUN[name], other)
             return
     a1, a2, dt = _operands(name, x, other)
-    _check_category(name, cat, dt, "x1' and 'x2")
+    _dt.check_dtype(name, "x1' and 'x2", dt, cat, of_array=True)
     rdt = _dt.default_float if result == "float" and _dt.KIND[dt] in "biu" else dt
     if type(other) is Array and other._arr.shape != x._arr.shape:
         shape = _broadcast(name, x._arr.shape, other._arr.shape)
@@ -514,7 +492,7 @@ def clip(x, /, min=None, max=None):
     """
     if type(x) is not Array:
         raise TypeError(f"clip: 'x' must be a flexarray array, got {type(x).__name__}")
-    _check_category("clip", "real numeric", x._dtype)
+    _dt.check_dtype("clip", "x", x, "real numeric")
     if min is None and max is None:
         return copy_of(x)
     bounds = []
@@ -523,11 +501,10 @@ def clip(x, /, min=None, max=None):
             bounds.append(None)
             continue
         if type(bound) is Array:
-            _check_category("clip", "real numeric", bound._dtype, what)
-            if _dt.KIND[x._dtype] in "iu" and _dt.KIND[bound._dtype] not in "iu":
-                raise TypeError(f"clip: '{what}' has dtype {bound._dtype} but x is an integer "
-                                f"array ({x._dtype}); pass an integer array or a Python "
-                                f"scalar")  # (NumPy's float clamp would round large ints)
+            _dt.check_dtype("clip", what, bound, "real numeric")
+            if _dt.is_integer(x._dtype):  # (NumPy's float clamp would round large ints)
+                _dt.check_dtype("clip", what, bound, "integral",
+                                f"x is {x._dtype}: pass an integer array or a Python scalar")
             b = bound._arr
         elif isinstance(bound, (int, float)) and type(bound) is not builtins.bool:
             if _dt.KIND[x._dtype] in "iu":
@@ -588,7 +565,7 @@ def round(x, /, decimals=0):
         return _round_half_even(x)
     if type(x) is not Array:
         raise TypeError(f"round: 'x' must be a flexarray array, got {type(x).__name__}")
-    _check_category("round", "numeric", x._dtype)
+    _dt.check_dtype("round", "x", x, "numeric")
     if isinstance(decimals, builtins.bool) or not isinstance(decimals, (int, np.integer)):
         raise TypeError(f"round: 'decimals' must be an int, got {decimals!r}")
     decimals = int(decimals)
