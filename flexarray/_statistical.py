@@ -48,8 +48,7 @@ def accumulation_dtype(func: str, xdt, dtype):
             return _dt.uint64
         return xdt
     dtype = _dt.normalize(dtype, func)
-    if not _dt.is_numeric(dtype):
-        raise TypeError(f"{func}: 'dtype' must be a numeric dtype, got {dtype}")
+    _dt.check_dtype(func, "dtype", dtype, "numeric")
     if _KIND_RANK[_dt.KIND[dtype]] < _KIND_RANK[_dt.KIND[xdt]]:
         raise TypeError(f"{func}: cannot accumulate {xdt} values in dtype={dtype} (it would "
                         f"drop data); allowed: a dtype of the same or a wider kind")
@@ -64,9 +63,7 @@ def _compute_np(dt):
 
 
 def _check_numeric(func, x, allow_bool=True):
-    d = x._dtype
-    if not (_dt.is_numeric(d) or (allow_bool and _dt.KIND[d] == "b")):
-        raise TypeError(f"{func}: 'x' must have a numeric dtype, got {d}")
+    _dt.check_dtype(func, "x", x, "numeric or bool" if allow_bool else "numeric")
 
 
 def _out_shape(shape, axes, keepdims):
@@ -147,9 +144,8 @@ def _extremum(func, x, axis, keepdims):
             return wrap(reduce_np(func, a, (axis % a.ndim,), a.dtype, keepdims))
     axes = reduction_axes(func, x, axis, keepdims)
     d = x._dtype
-    if _dt.KIND[d] == "c":
-        raise TypeError(f"{func}: complex numbers have no order; 'x' must have a real "
-                        f"numeric or bool dtype, got {d}")
+    _dt.check_dtype(func, "x", x, "real numeric or bool",
+                    "complex numbers have no order (take real() or abs() first)")
     a = x._arr
     if a.size == 0 and axes and _count(a.shape, axes) == 0 and math.prod(
             _out_shape(a.shape, axes, keepdims)) != 0:
@@ -183,8 +179,8 @@ def _float_result(func, x, allow_complex):
     d = x._dtype
     if _dt.KIND[d] in "biu":
         return _dt.default_float
-    if _dt.KIND[d] == "c" and not allow_complex:
-        raise TypeError(f"{func}: 'x' must have a real floating-point dtype, got {d}")
+    if not allow_complex:
+        _dt.check_dtype(func, "x", x, "real numeric or bool")
     return d
 
 
@@ -211,9 +207,10 @@ def mean(x, /, *, axis=None, keepdims=False, dtype=None):
     out_dt = _float_result("mean", x, allow_complex=True)
     if dtype is not None:
         dtype = _dt.normalize(dtype, "mean")
-        if not _dt.is_floating(dtype) or (_dt.KIND[out_dt] == "c" and _dt.KIND[dtype] != "c"):
-            raise TypeError(f"mean: 'dtype' must be a floating-point dtype (complex for "
-                            f"complex x), got {dtype} for x of {x._dtype}")
+        _dt.check_dtype("mean", "dtype", dtype, "floating-point")
+        if _dt.is_complex(out_dt):
+            _dt.check_dtype("mean", "dtype", dtype, "complex floating",
+                            f"x is {x._dtype}: its mean is computed in a complex dtype")
         out_dt = dtype
     a = x._arr
     n = _count(a.shape, axes)

@@ -162,7 +162,8 @@ def test_max_min_empty_and_nan():
             f(x, axis=1)
         assert f(x, axis=0).shape == (0,)  # nothing to reduce per output element
         assert math.isnan(float(f(xp.asarray([1.0, math.nan, 3.0]))))
-    with pytest.raises(TypeError, match="max: complex numbers have no order"):
+    with pytest.raises(TypeError, match="max: 'x' must have a real numeric or bool dtype, "
+                                        "got complex128; .*complex numbers have no order"):
         xp.max(xp.asarray([1j]))
 
 
@@ -234,7 +235,8 @@ def test_moment_dtypes_and_special_cases():
     assert math.isnan(float(xp.var(xp.asarray([1.0, 2.0]), correction=2)))
     assert math.isnan(float(xp.std(xp.asarray([1.0]), correction=1)))
     assert float(xp.var(xp.asarray([1.0, 3.0]), correction=-2)) == 0.5  # divisor 4
-    with pytest.raises(TypeError, match="var: 'x' must have a real floating-point dtype"):
+    with pytest.raises(TypeError, match="var: 'x' must have a real numeric or bool dtype, "
+                                        "got complex128; allowed: bool, .*, float64$"):
         xp.var(xp.asarray([1j]))
 
 
