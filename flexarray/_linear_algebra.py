@@ -31,8 +31,7 @@ def numeric_pair(func, x1, x2):
     check_array(x1, func, "x1")
     check_array(x2, func, "x2")
     dt = _dt.promote(x1._dtype, x2._dtype, func)
-    if not _dt.is_numeric(dt):
-        raise TypeError(f"{func}: needs numeric arrays, got {x1._dtype} and {x2._dtype}")
+    _dt.check_dtype(func, "x1' and 'x2", dt, "numeric", of_array=True)
     return dt
 
 

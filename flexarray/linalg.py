@@ -76,11 +76,9 @@ def _real(dt):
 def _check_floating(func, dt, name="x", names=None):
     """TypeError unless ``dt`` is floating (``names``: the arguments whose promoted dtype
     ``dt`` is, for the message)."""
-    if not _dt.is_floating(dt):
-        what = f"'{name}'" if names is None else " and ".join(f"'{n}'" for n in names)
-        verb = "must have" if names is None else "must promote to"
-        raise TypeError(f"{func}: {what} {verb} a floating-point dtype, got {dt}; cast "
-                        f"first, e.g. astype({(names or (name,))[0]}, flexarray.float64)")
+    _dt.check_dtype(func, name if names is None else "' and '".join(names), dt,
+                    "floating-point", f"cast first, e.g. astype({(names or (name,))[0]}, "
+                    f"flexarray.float64)", of_array=True)
 
 
 def _matrices(func, x, *, square=False, name="x"):
@@ -269,9 +267,7 @@ def _rtol(func, rtol, dt, batch):
     if rtol is None:
         return None
     if isinstance(rtol, Array):
-        if not _dt.is_real_floating(rtol._dtype):
-            raise TypeError(f"{func}: 'rtol' must be a real floating-point array or a "
-                            f"Python float, got an array of {rtol._dtype}")
+        _dt.check_dtype(func, "rtol", rtol, "real floating", "or pass a Python float")
         try:
             fits = np.broadcast_shapes(rtol.shape, batch) == tuple(batch)
         except ValueError:
@@ -327,8 +323,7 @@ def matrix_power(x, n, /):
     check_array(x, "matrix_power")
     n = check_int(n, "matrix_power", "n")
     dt = x._dtype
-    if not _dt.is_numeric(dt):
-        raise TypeError(f"matrix_power: 'x' must have a numeric dtype, got {dt}")
+    _dt.check_dtype("matrix_power", "x", x, "numeric")
     if n < 0:
         _check_floating("matrix_power", dt)
     s = x.shape
@@ -416,8 +411,7 @@ def trace(x, /, *, offset=0, dtype=None):
     integers accumulate in int64/uint64)."""
     check_array(x, "trace")
     offset = check_int(offset, "trace", "offset")
-    if not _dt.is_numeric(x._dtype):
-        raise TypeError(f"trace: 'x' must have a numeric dtype, got {x._dtype}")
+    _dt.check_dtype("trace", "x", x, "numeric")
     if x.ndim < 2:
         raise ValueError(f"trace: 'x' must have at least 2 dimensions, got shape {x.shape}")
     offset = _clip_offset(x, offset)
