@@ -54,21 +54,17 @@ def _length(func, name, v, default):
 
 def _real_input(func, x):
     """NumPy view of a real floating x (float16/bfloat16 computed in float32)."""
-    d = x.dtype
-    if not _dt.is_real_floating(d):
-        raise TypeError(f"{func}: x must have a real floating-point dtype, got {d}"
-                        + ("; use fft/fftn for complex input" if _dt.is_complex(d) else
-                           "; cast it first, e.g. astype(x, flexarray.float64)"))
+    _dt.check_dtype(func, "x", x, "real floating",
+                    "use fft/fftn for complex input" if _dt.is_complex(x.dtype) else
+                    "cast it first, e.g. astype(x, flexarray.float64)")
     a = x._arr
     return a if a.dtype in (np.float32, np.float64) else a.astype(np.float32)
 
 
 def _complex_input(func, x):
     """NumPy view of a floating x as complex of the same precision."""
-    d = x.dtype
-    if not _dt.is_floating(d):
-        raise TypeError(f"{func}: x must have a floating-point (preferably complex) dtype, "
-                        f"got {d}; cast it first, e.g. astype(x, flexarray.complex128)")
+    _dt.check_dtype(func, "x", x, "floating-point",
+                    "cast it first, e.g. astype(x, flexarray.complex128)")
     a = x._arr
     if a.dtype in (np.complex64, np.complex128):
         return a
