@@ -160,6 +160,7 @@ CATEGORIES = {
     "real numeric": _of_kinds("iuf"),  # the standard's "real-valued" dtypes
     "integral or bool": _of_kinds("biu"),
     "real numeric or bool": _of_kinds("biuf"),
+    "real floating or bool": _of_kinds("bf"),
     "numeric or bool": SUPPORTED,
 }
 #: the kinds ``isdtype`` takes by name (the standard's)

@@ -135,6 +135,7 @@ def test_dtype_categories_are_one_table():
     assert cats["real numeric"] == cats["integral"] | cats["real floating"]
     assert cats["integral or bool"] == cats["integral"] | cats["bool"]
     assert cats["real numeric or bool"] == cats["real numeric"] | cats["bool"]
+    assert cats["real floating or bool"] == cats["real floating"] | cats["bool"]
     assert cats["numeric or bool"] == set(_dtypes.ALL)
     with pytest.raises(ValueError, match="not a kind"):
         xp.isdtype(xp.int8, "real numeric")

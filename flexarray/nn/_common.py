@@ -10,9 +10,8 @@ from .. import _dtypes as dt
 def float_result_dtype(func, **arrays):
     """The promoted dtype of the arrays, which must all be real floating-point."""
     for name, a in arrays.items():
-        if a is not None and not dt.is_real_floating(a.dtype):
-            raise TypeError(f"{func}: '{name}' must have a real floating-point dtype "
-                            f"(float16, bfloat16, float32, float64), got {a.dtype}")
+        if a is not None:
+            dt.check_dtype(func, name, a, "real floating")
     return dt.result_type(*(a for a in arrays.values() if a is not None), func=func)
 
 

@@ -95,9 +95,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, is_causal=Fa
 
     if attn_mask is not None:
         check_array(attn_mask, _F, "attn_mask")
-        md = attn_mask.dtype
-        if not (_common.dt.is_bool(md) or _common.dt.is_real_floating(md)):
-            raise TypeError(f"{_F}: 'attn_mask' must be boolean or real floating, got {md}")
+        _common.dt.check_dtype(_F, "attn_mask", attn_mask, "real floating or bool")
         target = qbatch + (L, S)
         ok = attn_mask.ndim <= len(target) and all(
             m in (1, t) for m, t in zip(attn_mask.shape[::-1], target[::-1]))

@@ -16,8 +16,7 @@ __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d",
 def _input(n, func, x):
     """Checks x; returns (spatial shape, unbatched, a function giving x as 5-D NumPy)."""
     check_array(x, func, "x")
-    if not _common.dt.is_real_floating(x.dtype):
-        raise TypeError(f"{func}: 'x' must have a real floating-point dtype, got {x.dtype}")
+    _common.dt.check_dtype(func, "x", x, "real floating")
     if x.ndim not in (n + 1, n + 2):
         raise ValueError(f"{func}: 'x' must be {n + 1}-D (C, {_common.spatial_names(n)}) or "
                          f"{n + 2}-D (N, C, {_common.spatial_names(n)}), got shape {x.shape}")
