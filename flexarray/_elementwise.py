@@ -1,9 +1,11 @@
 """Elementwise functions (the standard's 67), generated from one table.
 
-Engine: NumPy ufuncs on strided views of the buffers (their SIMD transcendentals beat
-Numba's 4-12x here), run on both cores in chunks for large outputs (NumPy's ufuncs use one
-core). float16/bfloat16 compute in float32 and round once. Where NumPy's result differs
-from the standard's special cases, a small NumPy-level fix in :mod:`._special` is used.
+The frontend: validation, type promotion and the table. The arithmetic runs on the
+elementwise engine (``flexarray._engines.elementwise``: NumPy ufuncs on strided views of the
+buffers, in chunks on the pool's threads for large outputs; float16/bfloat16 in float32,
+rounded once); calls below its ``FAST_MAX`` elements, which can use neither threads nor the
+result pool, call the ufunc here directly. Where NumPy's result differs from the standard's
+special cases, a small NumPy-level fix in :mod:`._special` is used.
 """
 from __future__ import annotations
 
@@ -14,13 +16,18 @@ import sys
 import numpy as np
 
 from . import _dtypes as _dt
-from . import _array, _memory, _special, _threads
+from . import _array, _special
 from ._array import Array, copy_of, wrap
 from ._buffer import is_private
+from ._engines import gates
+from ._engines.elementwise import FAST_MAX as _FAST_MAX
+from ._engines.elementwise import apart as _apart
+from ._engines.elementwise import compute as _compute
+from ._engines.elementwise import fits as _fits
+from ._engines.elementwise import ufunc as _ufunc
+from ._helpers import ignore_fp_errors, numpy_as_array, python_scalar, quiet_caller
 
 # --- the table ----------------------------------------------------------------------------
-from ._helpers import ignore_fp_errors, numpy_as_array, python_scalar, quiet, quiet_caller
-from ._engines import gates
 # name: (implementation, input category, result rule, may warn)
 #   category: which (promoted) dtypes are accepted, a key of _dtypes.CATEGORIES
 #   result:   'same' (the promoted dtype), 'bool', 'real' (complex -> its real dtype),
@@ -98,21 +105,7 @@ BINARY = {
     "subtract": (np.subtract, "numeric", "same"),
 }
 
-# --- engine -------------------------------------------------------------------------------
-
 _SCALARS = (builtins.bool, int, float, complex)
-#: (implementation, NumPy dtype of the first array operand) of compute-bound ufuncs
-_COMPUTE_BOUND = frozenset(((UNARY | BINARY)[name][0], np.dtype(dt))
-                           for dt, names in gates.ELEMENTWISE_COMPUTE_BOUND.items()
-                           for name in names)
-_HALF_NP = (np.dtype(np.float16), _dt.bfloat16)
-_BY_NP = _dt._BY_NP
-# threads from MEMORY_PARALLEL_BYTES of output (by the widest operand's item size), from
-# COMPUTE_PARALLEL_MIN elements for the compute-bound (ufunc, dtype) pairs; below
-# PARALLEL_MIN elements none (the fast paths' bound)
-MEMORY_PARALLEL_BYTES = gates.ELEMENTWISE_THREADS_MIN_BYTES  # measured: _engines/gates.py
-COMPUTE_PARALLEL_MIN = gates.ELEMENTWISE_COMPUTE_THREADS_MIN  # measured: the same
-PARALLEL_MIN = min(MEMORY_PARALLEL_BYTES // 16, COMPUTE_PARALLEL_MIN)
 
 
 def _operands(name, x1, x2):
@@ -148,139 +141,6 @@ def _broadcast(name, *shapes):
     except ValueError:
         raise ValueError(f"{name}: the shapes {' and '.join(map(str, shapes))} of 'x1' and "
                          f"'x2' cannot be broadcast together") from None
-
-
-def _broadcast_shape(shapes):
-    """The broadcast shape of ``shapes`` without a NumPy call (``np.broadcast_shapes``
-    costs 2-4 us): per axis, aligned on the right, the extent that is not 1; ValueError
-    when two differ (the callers name the function)."""
-    first = shapes[0]
-    if all(sh == first for sh in shapes):
-        return first  # the common case: no broadcasting
-    n = max(map(len, shapes))
-    result = []
-    for axis in zip(*((1,) * (n - len(sh)) + sh for sh in shapes)):
-        extent = 1
-        for e in axis:
-            if e != 1:
-                if extent != 1 and e != extent:
-                    raise ValueError(f"shapes {shapes} do not broadcast")
-                extent = e
-        result.append(extent)
-    return tuple(result)
-
-
-def _is_large(func, arrays, n, nbytes):
-    """Whether ``func`` on NumPy ``arrays`` with ``n`` output elements of ``nbytes`` runs
-    on threads (see the gates)."""
-    if _threads.NTHREADS < 2 or n < PARALLEL_MIN:
-        return False
-    return nbytes >= MEMORY_PARALLEL_BYTES or (
-        n >= COMPUTE_PARALLEL_MIN and (func, arrays[0].dtype) in _COMPUTE_BOUND)
-
-
-_POOL_ELEMENTS = _memory.POOL_MIN // 16  # below, no result reaches the pool's size
-#: operands below this size take the functions' fast paths straight to the ufunc: their
-#: result can neither use threads nor the result pool
-_FAST_MAX = min(PARALLEL_MIN, _POOL_ELEMENTS)
-
-
-def _result_like(shape, dtype, args):
-    """A pooled result of ``shape`` in the memory order of the first operand of that shape,
-    as NumPy's order "K" lays it out: a C-order result of a transposed operand makes the
-    loop read across its rows (``x.T - m`` for a 50,000 x 64 ``x``: 26 ms against NumPy's
-    2.9 ms)."""
-    for a in args:
-        if type(a) is np.ndarray and a.shape == shape:
-            return _memory.empty_like_order(a, shape, dtype)
-    return _memory.empty(shape, dtype)
-
-
-def _ufunc(func, args, out=None):
-    """``func(*args)`` into ``out`` (or a new array, from the result pool when large): on
-    all cores in chunks when large."""
-    bound, big = 1, None  # the product of the operands' sizes, an upper bound of the
-    for a in args:        # result's size, and the largest operand
-        if type(a) is np.ndarray:
-            bound *= a.size
-            if big is None or a.size > big.size:
-                big = a
-    if bound < _FAST_MAX or big.size < _FAST_MAX and all(  # (or the others broadcast to
-            type(a) is not np.ndarray or a is big or _fits(a.shape, big.shape)  # the largest:
-            for a in args):  # the result has its size): neither threads nor the result pool
-        return quiet(func, args, out)
-    arrays = [a for a in args if type(a) is np.ndarray]
-    shape = out.shape if out is not None else _broadcast_shape([a.shape for a in arrays])
-    n = math.prod(shape)
-    nbytes = n * max(a.itemsize for a in arrays)
-    threads = _is_large(func, arrays, n, nbytes)
-    if not threads and (out is not None or nbytes < _memory.POOL_MIN):
-        return quiet(func, args, out)
-    if out is None:
-        # the result dtype from one element of each operand: a view, never a copy
-        # (reshape(-1) copies a non-contiguous operand: 55 of 109 ms in a skew+kurtosis)
-        probe = quiet(func, tuple(a[(slice(0, 1),) * a.ndim] if type(a) is np.ndarray else a
-                                   for a in args))
-        out = _result_like(shape, np.result_type(probe), args)
-    if not threads:
-        return quiet(func, args, out)
-    ax = int(np.argmax(out.shape))  # split the longest axis
-    nd = out.ndim
-
-    def cut(a, sl):
-        if type(a) is not np.ndarray:
-            return a
-        k = ax - (nd - a.ndim)
-        if k < 0 or a.shape[k] == 1:
-            return a
-        return a[(slice(None),) * k + (sl,)]
-
-    def part(lo, hi):
-        sl = slice(lo, hi)
-        quiet(func, tuple(cut(a, sl) for a in args), cut(out, sl))
-
-    _threads.run_split(part, (), out.shape[ax], _threads.NTHREADS, pieces_per_thread=4)
-    return out
-
-
-#: float16/bfloat16 operations with a Numba kernel (~30x NumPy's float16 add); the rest
-#: compute through float32 NumPy ufuncs and round once
-_HALF_KERNEL_OPS = {"add", "subtract", "multiply", "divide", "maximum", "minimum"}
-
-
-#: float16/bfloat16 operations that NumPy (float16) and ml_dtypes (bfloat16) compute
-#: natively, where a float32 result rounded back would be wrong (nextafter's neighbour in
-#: float32 rounds back to the input)
-_HALF_NATIVE_OPS = {"nextafter"}
-
-
-def _compute(name, func, args, dt, out=None):
-    """Apply ``func`` to NumPy operands whose promoted dtype is ``dt``."""
-    if dt not in _dt.HALF:
-        return _ufunc(func, args, out)
-    if name in _HALF_NATIVE_OPS:
-        return _ufunc(func, tuple(x if type(x) is np.ndarray and x.dtype == dt else
-                                  np.asarray(x).astype(dt) for x in args), out)
-    if name in _HALF_KERNEL_OPS:
-        from ._kernels.elementwise import half
-        a, b = (x if type(x) is np.ndarray else np.asarray(x, dt) for x in args)
-        if a.dtype == b.dtype == dt:
-            if out is None:
-                out = _memory.empty(np.broadcast_shapes(a.shape, b.shape), dt)
-            elif np.shares_memory(out, b) and out is not b:
-                b = b.copy()  # the kernel may not read an input it partially overwrites
-            half.binary(name, a, b, out)
-            return out
-    wide = tuple(a.astype(np.float32) if type(a) is np.ndarray else a for a in args)
-    r = np.asarray(_ufunc(func, wide))
-    if r.dtype.kind == "f":
-        r = quiet(r.astype, (dt,))  # overflow to +-inf is the IEEE rounding
-    if out is None:
-        return r
-    out[...] = r
-    return out
-
-
 
 
 _ALLOWED = {name: _dt.CATEGORIES[cat] for name, (_, cat, _) in BINARY.items()}
@@ -380,27 +240,6 @@ def apply_elided(name, x, other, reflected=False):
         return None
     _compute(name, func, (a2, a1) if reflected else (a1, a2), dt, out=a1)
     return x
-
-
-def _apart(a, out):
-    """Operand ``a`` of a computation into ``out``, copied first if it overlaps ``out`` in
-    another layout (``x[1:] += x[:-1]``): the kernels and the chunked ufuncs read each
-    input element after writing some outputs. The same layout (``x += x``) is safe."""
-    if type(a) is np.ndarray and a is not out and np.may_share_memory(a, out) and not (
-            a.shape == out.shape and a.strides == out.strides and
-            a.__array_interface__["data"][0] == out.__array_interface__["data"][0]):
-        return a.copy()
-    return a
-
-
-def _fits(shape, target):
-    """Whether ``shape`` broadcasts to ``target`` unchanged."""
-    if len(shape) > len(target):
-        return False
-    for m, n in zip(reversed(shape), reversed(target)):
-        if m != n and m != 1:
-            return False
-    return True
 
 
 _INPLACE_FAST = {name: _ALLOWED[name] & {_dt.float32, _dt.float64} for name in BINARY}

@@ -1,11 +1,9 @@
 """Indexing functions: take, take_along_axis.
 
 Indices are bounds-checked here, in the frontend (IndexError naming the bad index), and
-negative indices count from the end. ``take`` of single elements (along the last axis of a
-C-contiguous array) gathers with the Numba kernel of ``flexarray._kernels.copy.gather``
-from ``GATHER_MIN_BYTES`` of result (where its second thread wins; NumPy's take is the
-faster below, gates.py); whole rows (``take(x, idx, axis=0)`` of a 2-D
-``x``), other layouts and ``take_along_axis`` use NumPy's gathers (gates.py, Copies).
+negative indices count from the end. ``take`` runs on the gather engine
+(``flexarray._engines.gather``: NumPy's take, or the Numba gather for large results of
+single elements); ``take_along_axis`` on NumPy's.
 """
 from __future__ import annotations
 
@@ -14,16 +12,11 @@ import math
 import numpy as np
 
 from . import _dtypes as _dt
-from . import _memory
 from ._array import wrap
+from ._engines import gather as _gather
 from ._helpers import broadcast_shape_of, check_array, checked_indices, normalize_axis
-from ._engines import gates
 
 __all__ = ["take", "take_along_axis"]
-
-GATHER_MIN_BYTES = gates.GATHER_KERNEL_MIN_BYTES  # measured: flexarray/_engines/gates.py
-
-
 
 
 def _index_array(indices, func):
@@ -65,18 +58,15 @@ def take(x, indices, /, *, axis=None):
     a = x._arr
     shape = a.shape[:ax] + idx.shape + a.shape[ax + 1:]
     nbytes = math.prod(shape) * a.itemsize
-    if idx.dtype == np.intp and 0 < nbytes < GATHER_MIN_BYTES:
-        try:  # NumPy's take checks every index it uses (all of them for a non-empty result)
-            return wrap(a.take(idx, axis=ax))
-        except IndexError:
-            checked_indices(idx, x.shape[ax], "take")  # raises, naming take
-            raise
+    try:  # NumPy's take, where it is the engine, checks every index it uses
+        r = _gather.take_checking(a, idx, ax, nbytes)
+    except IndexError:
+        checked_indices(idx, x.shape[ax], "take")  # raises, naming take
+        raise
+    if r is not None:
+        return wrap(r)
     idx = checked_indices(idx, x.shape[ax], "take")
-    if (a.size and a.flags.c_contiguous and nbytes >= GATHER_MIN_BYTES
-            and math.prod(a.shape[ax + 1:]) == 1):  # rows of a 2-D x: NumPy's memcpy
-        from ._engines.dispatch import kernel_module
-        return wrap(kernel_module("copy.gather").take(a, idx, ax, _memory.empty(shape, a.dtype)))
-    return wrap(np.take(a, idx, axis=ax))
+    return wrap(_gather.take(a, idx, ax, shape, nbytes))
 
 
 def take_along_axis(x, indices, /, *, axis=-1):

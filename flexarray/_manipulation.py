@@ -5,7 +5,8 @@ input's elements, as NumPy's views do (a write through one is seen by all):
 ``broadcast_to``, ``broadcast_arrays``,
 ``expand_dims``, ``flip``, ``moveaxis``, ``permute_dims``, ``squeeze``, ``unstack`` and
 ``reshape`` whenever the strides allow it. ``concat``, ``stack``, ``repeat``, ``roll`` and
-``tile`` compute a fresh array with NumPy.
+``tile`` compute a fresh array with NumPy; a ``reshape`` that must copy runs on the copy
+engine (``flexarray._engines.copy``).
 """
 from __future__ import annotations
 
@@ -16,16 +17,14 @@ import numpy as np
 
 from . import _dtypes as _dt
 from ._array import Array, copy_of, view_of, wrap
+from ._engines import copy as _copy
 from ._helpers import (as_count, broadcast_shape_of, check_alloc, check_array, check_copy,
                        int_tuple, moved, normalize_axes, normalize_axis, numpy_as_array)
-from ._engines import gates
 
 __all__ = ["broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims",
            "flip", "moveaxis", "permute_dims", "repeat", "reshape", "roll", "squeeze",
            "stack", "tile", "unstack"]
 
-
-KERNEL_COPY_MIN = gates.COPY_KERNEL_MIN  # measured: flexarray/_engines/gates.py
 
 def _check_size(shape, itemsize, func, what):
     """ValueError naming the call and the size where no array of ``shape`` can exist at
@@ -41,15 +40,6 @@ def _check_size(shape, itemsize, func, what):
             n *= max(m, 1)
         raise ValueError(f"{func}: {what} would take {n} bytes; no array can be larger than "
                          f"{sys.maxsize} bytes (the intp range)") from None
-
-
-
-def contiguous_copy(a: np.ndarray) -> np.ndarray:
-    """A fresh C-contiguous copy of the NumPy array ``a``."""
-    if a.size >= KERNEL_COPY_MIN:
-        from ._kernels.copy.strided import ascontiguous
-        return ascontiguous(a)
-    return np.array(a, order="C", copy=True)
 
 
 # --- argument helpers (shared with the other chapter modules of this package) --------------
@@ -345,7 +335,7 @@ def reshape(x, /, shape, *, copy=None):
             raise ValueError(f"reshape: an array of shape {x.shape} with strides "
                              f"{a.strides} (bytes) cannot be viewed as {shape}; copy=False "
                              f"forbids the copy this needs (use copy=None)") from None
-        return wrap(contiguous_copy(a).reshape(shape))
+        return wrap(_copy.contiguous(a).reshape(shape))
     if copy:  # NumPy's reshape(copy=True) is C-ordered
         return copy_of(x, view) if view.flags.c_contiguous else wrap(
             np.array(view, order="C"))

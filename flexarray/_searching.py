@@ -5,8 +5,9 @@ are the ones ``sort`` uses: NaN after every number; complex arrays have no order
 refused by the ordering functions. bfloat16 is searched as float32 (exact; NumPy's bfloat16
 comparisons misplace NaN).
 
-Engine: NumPy, and for ``argmax``/``argmin`` the Numba kernels of
-``flexarray._kernels.reductions.argminmax`` where they measured faster (see ``_arg_kernel``).
+Engines: ``argmax``/``argmin`` run on ``flexarray._engines.argminmax`` (NumPy's scan, its
+rows on threads, or the Numba kernels where they measured faster), ``where`` on
+``flexarray._engines.select`` (the bit-select kernel, or NumPy's where); the rest on NumPy.
 """
 from __future__ import annotations
 
@@ -15,73 +16,14 @@ import builtins
 import numpy as np
 
 from . import _dtypes as _dt
-from . import _memory, _threads
 from ._array import Array, copy_of, wrap
+from ._engines import argminmax as _argminmax
+from ._engines import select as _select
 from ._helpers import (_INDEX, broadcast_shape_of, check_array, check_bool, check_choice, check_ordered,
                        checked_indices, index_result, normalize_axes, normalize_axis,
                        numpy_as_array, ordered_operand, python_scalar)
-from ._engines import gates
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
-
-
-
-
-
-
-
-
-
-ARG_KERNEL_MIN = gates.ARG_KERNEL_MIN  # measured: flexarray/_engines/gates.py
-ARG_KERNEL_FLAT_MIN = gates.ARG_KERNEL_FLAT_MIN  # measured: flexarray/_engines/gates.py
-
-
-def _arg_kernel(a, ax):
-    """The argminmax kernel module when it is faster for ``a`` along ``ax``, else None."""
-    if a.size < ARG_KERNEL_MIN:
-        return None
-    if a.dtype != np.float16:
-        if ax is None:
-            if a.size < ARG_KERNEL_FLAT_MIN or a.dtype == np.bool_:
-                return None
-        elif abs(a.strides[ax]) != a.itemsize:
-            s = abs(a.strides[ax])
-            if not any(abs(st) < s for d, (n, st) in enumerate(zip(a.shape, a.strides))
-                       if d != ax and n > 1):
-                return None
-    from ._engines.dispatch import kernel_module
-    return kernel_module("reductions.argminmax")
-
-
-ARG_NUMPY_THREADS_MIN = gates.ARG_NUMPY_THREADS_MIN  # measured: flexarray/_engines/gates.py
-
-
-def _numpy_rows(npfunc, a, ax):
-    """``npfunc(a, axis=ax)`` along a contiguous axis, its rows split across threads when
-    large; None when that does not apply (half floats, a strided axis, unwritable memory)."""
-    if a.strides[ax] != a.itemsize or a.dtype.kind not in "biuf" or a.dtype == np.float16:
-        return None
-    if not a.flags.writeable:
-        alias = a.view()
-        try:
-            alias.flags.writeable = True  # NumPy only reads it (see above)
-        except ValueError:  # memory nobody may write: the kernel reads it as it is
-            return None
-        a = alias
-    split = max((d for d in range(a.ndim) if d != ax), key=lambda d: a.shape[d], default=None)
-    if (_threads.NTHREADS < 2 or a.size < ARG_NUMPY_THREADS_MIN or split is None
-            or a.shape[split] < 2 * _threads.NTHREADS):
-        return npfunc(a, axis=ax)
-    out = np.empty(a.shape[:ax] + a.shape[ax + 1:], np.intp)
-    osplit = split - (split > ax)
-
-    def part(lo, hi):
-        sl = slice(lo, hi)
-        npfunc(a[(slice(None),) * split + (sl,)], axis=ax,
-               out=out[(slice(None),) * osplit + (sl,)])
-
-    _threads.run_split(part, (), a.shape[split], _threads.NTHREADS, pieces_per_thread=4)
-    return out
 
 
 def _arg_extremum(func, npfunc, x, axis, keepdims):
@@ -89,12 +31,13 @@ def _arg_extremum(func, npfunc, x, axis, keepdims):
     check_bool(keepdims, func, "keepdims")
     check_ordered(x, func)
     ax = None if axis is None else normalize_axis(axis, x.ndim, func)
-    if ax is not None and x.shape[ax] and (r := _numpy_rows(npfunc, x._arr, ax)) is not None:
+    if ax is not None and x.shape[ax] and (
+            r := _argminmax.numpy_rows(npfunc, x._arr, ax)) is not None:
         if keepdims:
             r = np.expand_dims(r, ax)
         return index_result(r)
-    if (x.size if ax is None else x.shape[ax]) and (mod := _arg_kernel(x._arr, ax)) is not None:
-        r = getattr(mod, func)(x._arr, ax)
+    if (x.size if ax is None else x.shape[ax]) and (
+            r := _argminmax.kernel(func, x._arr, ax)) is not None:
         if keepdims:
             r = r.reshape((1,) * x.ndim if ax is None else
                           x.shape[:ax] + (1,) + x.shape[ax + 1:])
@@ -238,7 +181,7 @@ def where(condition, x1=_NOT_GIVEN, x2=_NOT_GIVEN, /):
     shapes = [condition.shape] + [v.shape for v in (x1, x2) if isinstance(v, Array)]
     broadcast_shape_of(shapes, "where", "'condition', 'x1' and 'x2' of shapes")
     a1, a2 = _where_operand(x1, dt, "x1"), _where_operand(x2, dt, "x2")
-    r = _select(condition._arr, a1, a2, dt)
+    r = _select.where(condition._arr, a1, a2, dt)
     if r is None:
         r = np.where(condition._arr, a1, a2)
     return wrap(r if r.dtype == dt else r.astype(dt))
@@ -262,14 +205,13 @@ def _where_fast(c, x1, x2):
         return None
     if a1 is None or a2 is None:
         return None
-    k = None
-    if c.size >= gates.SELECT_KERNEL_MIN:
+    k = _select.count(c)
+    if k is not None:
         # one side only (the NaN mask of clean data): an O(1) lazy copy of that side
-        k = np.count_nonzero(c)
         side, other = (x2, a1) if k == 0 else (x1, a2) if k == c.size else (None, None)
         if type(side) is Array and side.shape == c.shape and _fits(np.shape(other), c.shape):
             return copy_of(side)
-    r = _select(c, a1, a2, dt, k)
+    r = _select.where(c, a1, a2, dt, k)
     if r is None:
         try:
             r = np.where(c, a1, a2)
@@ -296,31 +238,3 @@ def _fast_operand(v, dt):
     if (t is float or t is int and -_EXACT < v < _EXACT) and dt in _FLOAT_RESULT:
         return v
     return None
-
-
-def _select(c, a1, a2, dt, k=None):
-    """``where`` by the bit-select kernel (``_kernels.elementwise.select``: 2-3x NumPy's
-    branching loop) when the operands are C-contiguous arrays of the result's shape or
-    scalars, of an item size it moves; None otherwise. ``k``: the count of True in ``c``
-    when the caller has it."""
-    n = c.size
-    if n < gates.SELECT_KERNEL_MIN or dt.itemsize not in (1, 2, 4, 8) or \
-            not c.flags.c_contiguous:
-        return None
-    ops = []
-    for a in (a1, a2):
-        if type(a) is not np.ndarray:
-            a = np.asarray(a, dt)  # a scalar
-        if a.size == 1 and a.ndim <= c.ndim:  # one element for all (broadcast)
-            a = a.reshape(1)
-        elif a.shape != c.shape or not a.flags.c_contiguous:
-            return None
-        ops.append(a)
-    out = _memory.empty(c.shape, dt)  # (warm pooled memory when large)
-    if k is None:
-        k = np.count_nonzero(c)  # (~0.1 ns per element)
-    if k == 0 or k == n:  # one side only (a NaN mask of clean data): a copy, 2x faster
-        np.copyto(out, ops[0] if k else ops[1])  # (a one-element side broadcasts)
-        return out
-    from ._engines.dispatch import kernel_module
-    return kernel_module("elementwise.select").where(c, ops[0], ops[1], out)

@@ -5,11 +5,11 @@ component) is distinct, with a count of one, in the order the NaNs occur; ``-0.0
 ``+0.0`` are one value, reported as the first of them to occur. Unique values come out in
 ascending order (NaN last); ``indices`` are first occurrences.
 
-Engines (gates: ``flexarray/_engines/gates.py``, Sorting):
+Engines:
 
-- integer and bool arrays of ``COUNTING_MIN`` elements or more whose values span at most
-  as many integers as there are elements: one counting pass
-  (``flexarray._kernels.sort.counting``: counts, first occurrences, codes);
+- integer and bool arrays of ``gates.UNIQUE_COUNTING_MIN`` elements or more whose values
+  span at most as many integers as there are elements: one counting pass (the sort engine's
+  ``unique_by_counting``, ``flexarray._engines.sort``: counts, first occurrences, codes);
 - otherwise a sort of the flattened input: NumPy's SIMD sort for ``unique_values`` and
   ``unique_counts``, its SIMD argsort for ``unique_inverse`` and ``unique_all`` (first
   occurrences are the smallest index of each run, ``minimum.reduceat``, so no stable sort
@@ -25,13 +25,10 @@ import numpy as np
 
 from . import _dtypes as _dt
 from ._array import Array, wrap
+from ._engines import sort as _sort
 from ._helpers import check_array, check_bool
-from ._engines import gates
 
 __all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
-
-
-COUNTING_MIN = gates.UNIQUE_COUNTING_MIN  # measured: flexarray/_engines/gates.py
 
 
 class UniqueAllResult(NamedTuple):
@@ -51,28 +48,6 @@ class UniqueInverseResult(NamedTuple):
     inverse_indices: Array
 
 
-def _dense(x, flat, need):
-    """``_unique`` by counting (small-range integers), or None when the range is wide."""
-    n = flat.size
-    if n < COUNTING_MIN or x._dtype.kind not in "iub":
-        return None
-    a = flat.view(np.uint8) if flat.dtype == np.bool_ else flat
-    lo, hi = a.min(), a.max()
-    nbins = int(hi) - int(lo) + 1
-    if nbins > n:
-        return None
-    from ._engines.dispatch import kernel_module
-    counts, first, codes = kernel_module("sort.counting").dense(
-        a, lo, nbins, need in ("inverse", "all"))
-    present = counts.nonzero()[0]
-    values = flat[first[present]]
-    if codes is not None:
-        lut = np.empty(nbins, np.int64)
-        lut[present] = np.arange(present.size)
-        codes = lut[codes].reshape(x.shape)
-    return values, first[present], codes, counts[present]
-
-
 def _first_zero(values, flat):
     """Give the zero among the sorted ``values`` (if any) the sign of the first zero in
     ``flat`` (a SIMD sort may hand one zero's sign to the others)."""
@@ -86,7 +61,7 @@ def _unique(x, func, need):
     ``need`` ("values", "counts", "inverse" or "all") does not ask for may be None."""
     check_array(x, func)
     flat = x._arr.reshape(-1)
-    if (r := _dense(x, flat, need)) is not None:
+    if (r := _sort.unique_by_counting(flat, x.shape, need)) is not None:
         return r
     n = flat.size
     key = flat.astype(np.float32) if x._dtype in _dt.HALF else flat

@@ -50,35 +50,39 @@ def test_take(data):
 def test_take_gather_kernel_matches_numpy(data):
     """The Numba gather (flexarray._kernels.copy.gather) on every dtype and axis, forced on for
     small arrays; non-contiguous inputs take NumPy's path and must agree too."""
-    from flexarray import _indexing
+    from flexarray._engines import gates
     x, ref = data.draw(arrays(min_dims=1, max_dims=4))
     axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
     n = ref.shape[axis]
     k = data.draw(st.integers(0, 9)) if n else 0
     idx, iref = data.draw(index_arrays(n, (k,)))
-    saved, _indexing.GATHER_MIN_BYTES = _indexing.GATHER_MIN_BYTES, 0
+    saved, gates.GATHER_KERNEL_MIN_BYTES = gates.GATHER_KERNEL_MIN_BYTES, 0
     try:
         r = xp.take(x, idx, axis=axis)
     finally:
-        _indexing.GATHER_MIN_BYTES = saved
+        gates.GATHER_KERNEL_MIN_BYTES = saved
     assert_bits(r, np.take(ref, iref.astype(np.intp), axis=axis))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "complex128", "bool", "float16"])
 def test_take_large_gathers_on_threads(dtype):
+    from flexarray._engines import gates
     from flexarray._kernels.copy import gather
+    from flexarray._threads import threads_for
     rng = np.random.default_rng(5)
     ref = (rng.standard_normal((64, 3000, 3)) * 4).astype(dtype)
     iref = rng.integers(-3000, 3000, 2000)
-    assert 64 * 2000 * 3 >= gather.PARALLEL_MIN / 8  # several thread pieces per row block
+    assert 64 * 2000 * 3 >= gates.GATHER_THREADS_MIN / 8  # several thread pieces per row block
     r = xp.take(xp.asarray(ref), xp.asarray(iref), axis=1)  # rows of 3: NumPy's take
     assert_bits(r, np.take(ref, iref, axis=1))
     out = np.empty((64, 2000, 3), ref.dtype)  # the kernel's rows path, called directly
-    assert_bits(xp.asarray(gather.take(ref, iref % 3000, 1, out)), np.take(ref, iref, axis=1))
+    nthreads = threads_for(gather.work(out), gates.GATHER_THREADS_MIN)
+    assert_bits(xp.asarray(gather.take(ref, iref % 3000, 1, out, nthreads)),
+                np.take(ref, iref, axis=1))
     r = xp.take(xp.asarray(ref[:, :, 0].copy()), xp.asarray(iref), axis=1)  # the kernel
     assert_bits(r, np.take(ref[:, :, 0], iref, axis=1))
     flat = ref.reshape(-1)
-    iflat = rng.integers(0, flat.size, gather.PARALLEL_MIN + 7)
+    iflat = rng.integers(0, flat.size, gates.GATHER_THREADS_MIN + 7)
     assert_bits(xp.take(xp.asarray(flat), xp.asarray(iflat)), flat[iflat])
 
 
@@ -203,12 +207,12 @@ def test_take_with_a_python_int_drops_the_axis_as_numpy():
 def test_take_rows_go_to_numpy_and_elements_to_the_kernel(monkeypatch):
     """Both sides of the gather gate's row rule: take(x, idx, axis=0) of a 2-D x copies rows
     with NumPy; along the last axis the kernel gathers elements. Same results."""
-    from flexarray import _indexing
+    from flexarray._engines import gates
     from flexarray._kernels.copy import gather
     calls = []
     real = gather.take
     monkeypatch.setattr(gather, "take", lambda *a: calls.append(a[2]) or real(*a))
-    monkeypatch.setattr(_indexing, "GATHER_MIN_BYTES", 0)
+    monkeypatch.setattr(gates, "GATHER_KERNEL_MIN_BYTES", 0)
     rng = np.random.default_rng(3)
     ref = rng.standard_normal((50, 7))
     for axis, idx in ((0, rng.permutation(50)), (1, rng.integers(-7, 7, 30))):

@@ -275,8 +275,8 @@ def test_reshape_of_transposed_view_is_a_copy_only_when_needed():
 
 @pytest.mark.parametrize("dtype", [xp.float32, xp.bfloat16])
 def test_reshape_copy_of_large_strided_arrays(dtype):
-    from flexarray._manipulation import KERNEL_COPY_MIN
-    n = int(KERNEL_COPY_MIN ** 0.5) + 3  # above the size where the Numba copy takes over
+    from flexarray._engines import gates
+    n = int(gates.COPY_KERNEL_MIN ** 0.5) + 3  # above the size where the Numba copy takes over
     base = (np.arange(2 * n * n) % 251).astype(dtype).reshape(2 * n, n)
     x = fx(base)
     for view, ref in ((x[::2].mT, base[::2].T), (xp.flip(x, axis=1)[1:], base[1:, ::-1])):

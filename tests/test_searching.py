@@ -92,8 +92,8 @@ KERNEL_CASES = [(ARGMAX, xp.float32, "c", 0), (ARGMIN, xp.float32, "c", 0),
 @pytest.mark.parametrize("op,dtype,layout,axis", KERNEL_CASES)
 def test_argmax_argmin_large_strided(op, dtype, layout, axis):
     func, pick = op
-    from flexarray._searching import ARG_KERNEL_FLAT_MIN, ARG_KERNEL_MIN, _arg_kernel
-    n = int((ARG_KERNEL_FLAT_MIN if axis is None else ARG_KERNEL_MIN) ** 0.5) + 5
+    from flexarray._engines import argminmax, gates
+    n = int((gates.ARG_KERNEL_FLAT_MIN if axis is None else gates.ARG_KERNEL_MIN) ** 0.5) + 5
     rng = np.random.default_rng(n)
     vals = value_pool(dtype)
     base = vals[rng.integers(0, len(vals), size=(n, n + 3))]
@@ -102,7 +102,8 @@ def test_argmax_argmin_large_strided(op, dtype, layout, axis):
         base[rng.integers(0, n, 40), rng.integers(0, n + 3, 40)] = np.nan
     ref = base if layout == "c" else base.T
     x = xp.asarray(ref)
-    assert _arg_kernel(x._arr, axis) is not None, "flexarray._kernels.reductions.argminmax is missing"
+    assert argminmax.chosen_kernel(x._arr, axis) is not None, \
+        "flexarray._kernels.reductions.argminmax is missing"
     w = wide(ref)
     r = func(x, axis=axis, keepdims=True)
     if axis is None:
@@ -122,10 +123,10 @@ def test_argmax_argmin_large_strided(op, dtype, layout, axis):
 @pytest.mark.parametrize("threads", [True, False])
 def test_argmax_argmin_contiguous_axis_on_threads(source, dtype, shape, axis, threads,
                                                   monkeypatch):
-    """Along a contiguous axis: NumPy's argmax/argmin (flexarray._searching._numpy_rows),
-    rows on threads or not, for writable, read-only and unwritable memory."""
-    from flexarray import _searching
-    monkeypatch.setattr(_searching, "ARG_NUMPY_THREADS_MIN", 1 << 20 if threads else 1 << 40)
+    """Along a contiguous axis: NumPy's argmax/argmin (flexarray._engines.argminmax's
+    numpy_rows), rows on threads or not, for writable, read-only and unwritable memory."""
+    from flexarray._engines import gates
+    monkeypatch.setattr(gates, "ARG_NUMPY_THREADS_MIN", 1 << 20 if threads else 1 << 40)
     assert math.prod(shape) >= 1 << 20
     rng = np.random.default_rng(3)
     ref = (rng.standard_normal(shape) * 20).astype(dtype)

@@ -145,15 +145,16 @@ def test_bad_input(call, exc, message):
 @pytest.mark.parametrize("spread", ["narrow", "wide"])
 def test_unique_on_both_sides_of_the_counting_gate(dtype, spread, monkeypatch):
     """Counting (small-range integers, _kernels.sort.counting) and sorting engines against
-    NumPy's np.unique (NaNs each their own value), on both sides of COUNTING_MIN and of the
-    range rule; the engine that ran is checked through the kernel module."""
-    from flexarray import _sets
+    NumPy's np.unique (NaNs each their own value), on both sides of
+    gates.UNIQUE_COUNTING_MIN and of the range rule; the engine that ran is checked
+    through the kernel module."""
+    from flexarray._engines import gates
     from flexarray._kernels.sort import counting
     rng = np.random.default_rng(11)
     calls = []
     real = counting.dense
     monkeypatch.setattr(counting, "dense", lambda *a: calls.append(1) or real(*a))
-    for n in (_sets.COUNTING_MIN - 1, _sets.COUNTING_MIN, 3001):
+    for n in (gates.UNIQUE_COUNTING_MIN - 1, gates.UNIQUE_COUNTING_MIN, 3001):
         if dtype == "bool":
             ref = rng.random(n) < 0.3
         elif spread == "narrow":
@@ -183,7 +184,7 @@ def test_unique_on_both_sides_of_the_counting_gate(dtype, spread, monkeypatch):
         assert_bits(xp.unique_inverse(fx(ref)).inverse_indices, inv.reshape(ref.shape))
         np.testing.assert_array_equal(to_np(xp.unique_values(fx(ref))).astype(wide.dtype), v)
         counted = (dtype in ("int8", "uint8", "int32", "int64", "uint64", "bool")
-                   and n >= _sets.COUNTING_MIN and (spread == "narrow" or dtype == "bool"
+                   and n >= gates.UNIQUE_COUNTING_MIN and (spread == "narrow" or dtype == "bool"
                                                     or dtype in ("int8", "uint8")))
         assert bool(calls) == counted, (n, calls)
         if ref.dtype.kind == "f" or dtype == "bfloat16":  # the first zero's sign

@@ -39,12 +39,12 @@ def test_sort_and_argsort(data, descending, stable):
 @given(data=st.data(), descending=st.booleans(), stable=st.booleans())
 def test_radix_sort_kernel_on_every_layout(data, descending, stable):
     """The radix kernel (flexarray._kernels.sort.radix), forced on for short axes."""
-    from flexarray import _sorting
-    saved, _sorting.RADIX_MIN = _sorting.RADIX_MIN, 1
+    from flexarray._engines import gates
+    saved, gates.RADIX_KERNEL_MIN = gates.RADIX_KERNEL_MIN, 1
     try:
         check_sort_and_argsort(data, descending, stable)
     finally:
-        _sorting.RADIX_MIN = saved
+        gates.RADIX_KERNEL_MIN = saved
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "int32",
@@ -165,9 +165,10 @@ def _sorting_data(rng, dtype, shape, kind):
 @pytest.mark.parametrize("kind", ["distinct", "ties"])
 def test_simd_sorts_made_stable_on_both_sides_of_their_gates(dtype, kind, monkeypatch):
     """NumPy's SIMD sorts plus the repairs of _kernels.sort.ties against the stable order,
-    bit for bit (NaN payloads, signed zeros), on both sides of TIES_MIN, TIES_MAX and
-    TIES_MAXRUN; the repair kernels are checked to have run (or not)."""
-    from flexarray import _sorting
+    bit for bit (NaN payloads, signed zeros), on both sides of gates.SORT_TIES_MIN,
+    SORT_TIES_MAX and SORT_TIES_MAXRUN; the repair kernels are checked to have run (or
+    not)."""
+    from flexarray._engines import gates
     from flexarray._kernels.sort import ties
     calls = []
     for name in ("stable_ties", "stable_values"):
@@ -176,7 +177,7 @@ def test_simd_sorts_made_stable_on_both_sides_of_their_gates(dtype, kind, monkey
                             calls.append(name) or real(*a))
     rng = np.random.default_rng(5)
     simd = dtype not in ("float16", "int16")
-    for shape in ((_sorting.TIES_MIN - 1,), (_sorting.TIES_MIN,), (40, 30), (3, 4, 60),
+    for shape in ((gates.SORT_TIES_MIN - 1,), (gates.SORT_TIES_MIN,), (40, 30), (3, 4, 60),
                   (1 << 12,)):
         ref = _sorting_data(rng, getattr(xp, dtype), shape, kind)
         size = ref.size
@@ -189,13 +190,13 @@ def test_simd_sorts_made_stable_on_both_sides_of_their_gates(dtype, kind, monkey
                 assert_bits(xp.argsort(x, axis=axis, descending=descending), order)
                 assert_bits(xp.sort(x, axis=axis, descending=descending),
                             np.take_along_axis(ref, order, axis=axis))
-                big = size >= _sorting.TIES_MIN
-                ties_ran = (simd and big and n <= _sorting.TIES_MAX[ref.dtype.itemsize if
-                                                                    dtype != "bfloat16" else 4])
+                big = size >= gates.SORT_TIES_MIN
+                ties_ran = (simd and big and n <= gates.SORT_TIES_MAX[ref.dtype.itemsize if
+                                                                     dtype != "bfloat16" else 4])
                 assert ("stable_ties" in calls) == ties_ran, (shape, axis, calls)
                 floats = dtype in ("float64", "float32", "bfloat16")
                 assert ("stable_values" in calls) == (floats and big), (shape, axis, calls)
-    monkeypatch.setattr(_sorting, "TIES_MAX", {4: 100, 8: 100})  # longer axes: radix
+    monkeypatch.setattr(gates, "SORT_TIES_MAX", {4: 100, 8: 100})  # longer axes: radix
     ref = _sorting_data(rng, getattr(xp, dtype), (300,), kind)
     calls.clear()
     assert_bits(xp.argsort(fx(ref)), expected_order(ref, 0, False))
@@ -203,14 +204,14 @@ def test_simd_sorts_made_stable_on_both_sides_of_their_gates(dtype, kind, monkey
 
 
 def test_tie_repair_gives_up_on_long_runs():
-    from flexarray import _sorting
+    from flexarray._engines import gates
     from flexarray._kernels.sort import ties
-    v = np.repeat(np.arange(3.0), _sorting.TIES_MAXRUN + 1)[None, ::-1].copy()
+    v = np.repeat(np.arange(3.0), gates.SORT_TIES_MAXRUN + 1)[None, ::-1].copy()
     p = v.argsort(axis=-1)
-    assert not ties.stable_ties(v, p, _sorting.TIES_MAXRUN)
-    v = np.repeat(np.arange(3.0), _sorting.TIES_MAXRUN)[None, ::-1].copy()  # repaired
+    assert not ties.stable_ties(v, p, gates.SORT_TIES_MAXRUN)
+    v = np.repeat(np.arange(3.0), gates.SORT_TIES_MAXRUN)[None, ::-1].copy()  # repaired
     p = v.argsort(axis=-1)
-    assert ties.stable_ties(v, p, _sorting.TIES_MAXRUN)
+    assert ties.stable_ties(v, p, gates.SORT_TIES_MAXRUN)
     np.testing.assert_array_equal(p, v.argsort(axis=-1, kind="stable"))
 
 

@@ -402,7 +402,9 @@ def test_first_in_place_write_of_a_lazy_copy_computes_into_its_own_memory(
     the result, the original and other copies keep their values, and operands in the old
     block (the original, c itself) are read before the write, as NumPy reads them."""
     from flexarray import _buffer, _elementwise
+    from flexarray._engines import elementwise as engine
     monkeypatch.setattr(_elementwise, "_FAST_MAX", 0)  # (small arrays: the general path)
+    monkeypatch.setattr(engine, "FAST_MAX", 0)
     rewrites = []
     move = _buffer._move
     monkeypatch.setattr(_buffer, "_move", lambda b, st, rewrite=None: (
@@ -434,7 +436,9 @@ def test_a_first_write_that_fails_leaves_the_copy_private(monkeypatch):
     """If the computation of a lazy copy's first write raises (out of memory, ...), the
     copy still reads its own values: later writes to the original never reach it."""
     from flexarray import _elementwise
+    from flexarray._engines import elementwise as engine
     monkeypatch.setattr(_elementwise, "_FAST_MAX", 0)
+    monkeypatch.setattr(engine, "FAST_MAX", 0)
     base = np.arange(12.0).reshape(3, 4)
     x = xp.asarray(base, copy=True)
     c = xp.asarray(x, copy=True)
@@ -456,7 +460,9 @@ def test_a_first_write_that_fails_leaves_the_copy_private(monkeypatch):
 def test_in_place_writes_to_part_of_a_lazy_copy_or_to_its_original_copy_first(monkeypatch):
     """Writes that do not give the whole block new values take the copy first."""
     from flexarray import _elementwise
+    from flexarray._engines import elementwise as engine
     monkeypatch.setattr(_elementwise, "_FAST_MAX", 0)
+    monkeypatch.setattr(engine, "FAST_MAX", 0)
     base = np.arange(12.0).reshape(3, 4)
     x = xp.asarray(base, copy=True)
     c = xp.asarray(x, copy=True)

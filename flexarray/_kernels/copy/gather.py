@@ -14,12 +14,10 @@ indices 2-5x slower than NumPy (so that stays in the frontend's vectorized check
 import numpy as np
 
 from flexarray._kernels import kernel
-from flexarray._threads import NTHREADS, run_split
-from flexarray._engines import gates
+from flexarray._threads import run_split
 
-__all__ = ["take"]
+__all__ = ["take", "work"]
 
-PARALLEL_MIN = gates.GATHER_THREADS_MIN  # measured: flexarray/_engines/gates.py
 _BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
@@ -60,9 +58,17 @@ def _gather(x, idx, out, n, inner, lo, hi):
         it = stop
 
 
-def take(x: np.ndarray, idx: np.ndarray, axis: int, out: np.ndarray) -> np.ndarray:
-    """``np.take(x, idx, axis)`` into ``out`` (C-contiguous, the result's shape); ``x`` is
-    C-contiguous and ``idx`` a 1-D intp array of indices in ``[0, x.shape[axis])``."""
+def work(out: np.ndarray) -> int:
+    """The moves of a gather into ``out``: its elements, complex128 ones counted as their
+    two 8-byte words (the unit of ``gates.GATHER_THREADS_MIN``)."""
+    return out.size * 2 if out.dtype.itemsize == 16 else out.size
+
+
+def take(x: np.ndarray, idx: np.ndarray, axis: int, out: np.ndarray,
+         nthreads: int = 1) -> np.ndarray:
+    """``np.take(x, idx, axis)`` into ``out`` (C-contiguous, the result's shape) on up to
+    ``nthreads`` threads; ``x`` is C-contiguous and ``idx`` a 1-D intp array of indices in
+    ``[0, x.shape[axis])``."""
     n = x.shape[axis]
     outer = 1
     for s in x.shape[:axis]:
@@ -77,7 +83,6 @@ def take(x: np.ndarray, idx: np.ndarray, axis: int, out: np.ndarray) -> np.ndarr
     flat_x = x.reshape(-1).view(bits)
     flat_out = out.reshape(-1).view(bits)
     items = outer * idx.size
-    nthreads = NTHREADS if items * inner >= PARALLEL_MIN else 1
     if outer == inner == 1:
         run_split(_gather_flat, (flat_x, idx, flat_out), items, nthreads, pieces_per_thread=4)
     else:

@@ -12,19 +12,17 @@ then:
   (``np.ascontiguousarray(a.T)``): 5-9x NumPy on one thread; the other tile shapes tried
   (plain i-j loops, 16x16 up to 128x128 tiles) were 1.2-2x slower.
 
-Work is split into rows or tile strips and spread over Python threads above
-``PARALLEL_MIN`` elements. One specialization per item size (1, 2, 4, 8, 16 bytes); cold
-compile ~1 s CPU each.
+Work is split into rows or tile strips and spread over ``nthreads`` Python threads (the
+caller's choice: ``flexarray._engines.copy``). One specialization per item size (1, 2, 4,
+8, 16 bytes); cold compile ~1 s CPU each.
 
-Entry points: ``copy_into(dst, src)``, ``ascontiguous(src) -> ndarray`` and
-``copy_flat(shape, src, so, ss, dst, do, sd)`` on flat buffers.
+Entry points: ``copy_into(dst, src, nthreads)``, ``ascontiguous(src, out, nthreads)`` and
+``copy_flat(shape, src, so, ss, dst, do, sd, nthreads)`` on flat buffers.
 """
 import numpy as np
 
 from flexarray._kernels import kernel
-from flexarray._kernels._intrinsics import NTHREADS, flat_view, plan, row_item, run_split
-from flexarray._memory import empty
-from flexarray._engines import gates
+from flexarray._kernels._intrinsics import flat_view, plan, row_item, run_split
 
 __all__ = ["copy_into", "ascontiguous", "copy_flat"]
 
@@ -32,7 +30,6 @@ __all__ = ["copy_into", "ascontiguous", "copy_flat"]
 _BITS = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
          8: np.dtype(np.uint64), 16: np.dtype(np.complex128)}
 _CHUNK = 1 << 16         # elements per work item in row mode
-PARALLEL_MIN = gates.COPY_THREADS_MIN  # measured: flexarray/_engines/gates.py
 
 
 def _copy_kernel(src, so, ss, dst, do, sd, shape, tile, lo, hi):
@@ -98,13 +95,15 @@ def _copy_kernel(src, so, ss, dst, do, sd, shape, tile, lo, hi):
 _copy = kernel(_copy_kernel)
 
 
-def copy_flat(shape, src, so, ss, dst, do, sd):
+def copy_flat(shape, src, so, ss, dst, do, sd, nthreads=1):
     """``copy_into`` on flat buffers: 1-D arrays of one bits dtype (``src`` may be read-only),
-    element offsets ``so``/``do`` and element strides ``ss``/``sd`` over ``shape``."""
+    element offsets ``so``/``do`` and element strides ``ss``/``sd`` over ``shape``, on up to
+    ``nthreads`` threads."""
     p = plan(shape, (sd, ss), (do, so))
     if p is None:  # more than 4 dims after coalescing: loop over the first
         for i in range(shape[0]):
-            copy_flat(shape[1:], src, so + i * ss[0], ss[1:], dst, do + i * sd[0], sd[1:])
+            copy_flat(shape[1:], src, so + i * ss[0], ss[1:], dst, do + i * sd[0], sd[1:],
+                      nthreads)
         return
     shp, (sd4, ss4), (do, so) = p
     n = shp[0] * shp[1] * shp[2] * shp[3]
@@ -125,8 +124,7 @@ def copy_flat(shape, src, so, ss, dst, do, sd):
         items = shp[0] * shp[1] * ((shp[2] + tile - 1) // tile)
     else:
         items = shp[0] * shp[1] * shp[2] * ((shp[3] + _CHUNK - 1) // _CHUNK)
-    run_split(_copy, (src, so, ss4, dst, do, sd4, shp, tile), items,
-              NTHREADS if n >= PARALLEL_MIN else 1)
+    run_split(_copy, (src, so, ss4, dst, do, sd4, shp, tile), items, nthreads)
 
 
 def _bits(a, readonly):
@@ -134,9 +132,10 @@ def _bits(a, readonly):
     return flat_view(v, readonly=readonly)
 
 
-def copy_into(dst, src):
+def copy_into(dst, src, nthreads=1):
     """``dst[...] = src`` for NumPy arrays of equal item size (bits are copied), any strides
-    (negative, zero). ``src`` broadcasts to ``dst.shape``; the two must not overlap."""
+    (negative, zero), on up to ``nthreads`` threads. ``src`` broadcasts to ``dst.shape``; the
+    two must not overlap."""
     if src.shape != dst.shape:
         src = np.broadcast_to(src, dst.shape)
     if dst.size == 0:
@@ -148,10 +147,11 @@ def copy_into(dst, src):
     if fd is None:  # odd destination strides: NumPy handles them
         dst[...] = src
         return dst
-    copy_flat(dst.shape, fs[0], fs[1], fs[2], fd[0], fd[1], fd[2])
+    copy_flat(dst.shape, fs[0], fs[1], fs[2], fd[0], fd[1], fd[2], nthreads)
     return dst
 
 
-def ascontiguous(src):
-    """A new C-contiguous copy of ``src`` (``np.ascontiguousarray`` that always copies)."""
-    return copy_into(empty(src.shape, src.dtype), src)
+def ascontiguous(src, out=None, nthreads=1):
+    """A C-contiguous copy of ``src``: into ``out`` (C-contiguous, ``src``'s shape and item
+    size) when given, else into scratch memory of the kernel's own (``np.empty``)."""
+    return copy_into(np.empty(src.shape, src.dtype) if out is None else out, src, nthreads)

@@ -9,14 +9,19 @@ operands are NaN: which one propagates may differ).
 
 Entry points (NumPy level; no validation, the frontend has checked dtypes and shapes):
 
-- ``binary(op, a, b, out)``: ``out[...] = op(a, b)`` with ``op`` one of ``"add"``,
+- ``binary(op, a, b, out, nthreads)``: ``out[...] = op(a, b)`` with ``op`` one of ``"add"``,
   ``"subtract"``, ``"multiply"``, ``"divide"``, ``"maximum"``, ``"minimum"`` (NaN-propagating
   like NumPy); ``a`` and ``b`` broadcast to ``out.shape``; all three share one half dtype;
   any strides. ``out`` must not partially overlap an input (equal is fine).
-- ``to_float32(a) -> ndarray`` and ``from_float32(x, dtype) -> ndarray``;
-  ``convert_into(dst, src)`` for any layouts (half -> float32 or float32 -> half).
+- ``to_float32(a, out)`` and ``from_float32(x, dtype, out)``; ``convert_into(dst, src)`` for
+  any layouts (half -> float32 or float32 -> half).
 - ``binary_flat(...)`` / ``convert_flat(...)``: the same on flat buffers with element offsets
   and strides, for a frontend that already holds them (skips ~5 us of view analysis).
+
+Outputs are given (``flexarray._engines.elementwise`` allocates them); ``nthreads`` (default
+1) is the caller's thread count. Operands whose innermost stride is not 0 or +-1 are first
+restaged into scratch memory by the strided copy kernel (from ``gates.HALF_RESTAGE_MIN``
+elements, on threads from the copy gate).
 
 Measured (bench/bench_kernels.py, 16M elements, one thread, busy 2-core machine): float16
 add 27-30x NumPy (~3.4 ms: memory-bound), bfloat16 add 8-10x ml_dtypes, float32 -> float16
@@ -32,11 +37,11 @@ from numba import types
 from numba.extending import overload, register_jitable
 
 from flexarray._kernels import kernel, ready
-from flexarray._memory import empty
-from flexarray._kernels._intrinsics import (NTHREADS, as_readonly, bf16_load, bf16_store,
-                                            f16_load, f16_store, flat_view, fpext_half,
-                                            fptrunc_half, plan, row_item, run_split)
+from flexarray._kernels._intrinsics import (as_readonly, bf16_load, bf16_store, f16_load,
+                                            f16_store, flat_view, fpext_half, fptrunc_half,
+                                            plan, row_item, run_split)
 from flexarray._engines import gates
+from flexarray._threads import threads_for
 
 __all__ = ["binary", "binary_flat", "to_float32", "from_float32", "convert_into",
            "convert_flat", "OPS", "HALF_DTYPES"]
@@ -49,7 +54,6 @@ _VIEW = {FLOAT16: np.dtype(np.uint16), BFLOAT16: np.dtype(np.int16)}
 
 OPS = {"add": 0, "subtract": 1, "multiply": 2, "divide": 3, "maximum": 4, "minimum": 5}
 
-PARALLEL_MIN = gates.HALF_THREADS_MIN  # measured: flexarray/_engines/gates.py
 _CHUNK = 1 << 14  # elements of the innermost dim per work item
 _BLOCK = 2048     # strided operands are staged through contiguous scratch blocks of this size
 
@@ -275,17 +279,16 @@ _convert = kernel(_convert_kernel)
 
 
 # ---------------------------------------------------------------- entry points
-def _launch(fn, args, shape):
-    """Run a chunked kernel over ``shape`` (rank RANK), on threads when it is large."""
+def _launch(fn, args, shape, nthreads):
+    """Run a chunked kernel over ``shape`` (rank RANK) on up to ``nthreads`` threads."""
     n = shape[0] * shape[1] * shape[2] * shape[3]
     if n == 0:
         return
     items = shape[0] * shape[1] * shape[2] * ((shape[3] + _CHUNK - 1) // _CHUNK)
-    big = PARALLEL_MIN is not None and n >= PARALLEL_MIN
-    run_split(fn, args + (shape,), items, NTHREADS if big else 1)
+    run_split(fn, args + (shape,), items, nthreads)
 
 
-def binary_flat(op, shape, a, ao, sa, b, bo, sb, out, oo, so):
+def binary_flat(op, shape, a, ao, sa, b, bo, sb, out, oo, so, nthreads=1):
     """``binary`` on flat buffers: ``a``, ``b``, ``out`` are 1-D 16-bit views (float16 as
     ``uint16``, bfloat16 as ``int16``; ``a``/``b`` may be read-only), ``*o`` element offsets,
     ``s*`` element strides over ``shape`` (0 for broadcast dims)."""
@@ -293,25 +296,23 @@ def binary_flat(op, shape, a, ao, sa, b, bo, sb, out, oo, so):
     if p is None:  # more than RANK dims after coalescing: loop over the first one
         for i in range(shape[0]):
             binary_flat(op, shape[1:], a, ao + i * sa[0], sa[1:], b, bo + i * sb[0], sb[1:],
-                        out, oo + i * so[0], so[1:])
+                        out, oo + i * so[0], so[1:], nthreads)
         return
     shp, (so4, sa4, sb4), (oo, ao, bo) = p
     a, ao, sa4 = _restage(shp, a, ao, sa4)
     b, bo, sb4 = _restage(shp, b, bo, sb4)
-    _launch(_binary, (OPS[op], a, ao, sa4, b, bo, sb4, out, oo, so4), shp)
-
-
-_RESTAGE_MIN = gates.HALF_RESTAGE_MIN  # measured: flexarray/_engines/gates.py
+    _launch(_binary, (OPS[op], a, ao, sa4, b, bo, sb4, out, oo, so4), shp, nthreads)
 
 
 def _restage(shp, x, xo, xs):
+    """A strided operand copied into scratch memory in the planned order (see above)."""
     n = shp[0] * shp[1] * shp[2] * shp[3]
-    if abs(xs[3]) <= 1 or n < _RESTAGE_MIN:
+    if abs(xs[3]) <= 1 or n < gates.HALF_RESTAGE_MIN:
         return x, xo, xs
     from flexarray._kernels.copy.strided import copy_flat
     cs = (shp[1] * shp[2] * shp[3], shp[2] * shp[3], shp[3], 1)
     tmp = np.empty(n, x.dtype)
-    copy_flat(shp, x, xo, xs, tmp, 0, cs)
+    copy_flat(shp, x, xo, xs, tmp, 0, cs, threads_for(n, gates.COPY_THREADS_MIN))
     tmp.flags.writeable = False
     return tmp, 0, cs
 
@@ -378,8 +379,9 @@ def _standin_binary(op, a, b, out):
     return out
 
 
-def binary(op, a, b, out):
-    """``out[...] = op(a, b)`` for float16/bfloat16 NumPy arrays (see module docstring)."""
+def binary(op, a, b, out, nthreads=1):
+    """``out[...] = op(a, b)`` for float16/bfloat16 NumPy arrays (see module docstring), on
+    up to ``nthreads`` threads."""
     if not (a.dtype == b.dtype == out.dtype and out.dtype in _VIEW):
         raise TypeError(f"half.binary: a, b and out must share one dtype of float16 or "
                         f"bfloat16, got {a.dtype}, {b.dtype}, {out.dtype}")
@@ -391,25 +393,26 @@ def binary(op, a, b, out):
     af, ao, sa = _half_flat(a, True)
     bf, bo, sb = _half_flat(b, True)
     of, oo, so = _half_flat(out, False)
-    binary_flat(op, shape, af, ao, sa, bf, bo, sb, of, oo, so)
+    binary_flat(op, shape, af, ao, sa, bf, bo, sb, of, oo, so, nthreads)
     return out
 
 
-def convert_flat(shape, src, so, ss, dst, do, sd):
+def convert_flat(shape, src, so, ss, dst, do, sd, nthreads=1):
     """``convert_into`` on flat buffers (16-bit views as in :func:`binary_flat`, float32)."""
     p = plan(shape, (sd, ss), (do, so))
     if p is None:
         for i in range(shape[0]):
-            convert_flat(shape[1:], src, so + i * ss[0], ss[1:], dst, do + i * sd[0], sd[1:])
+            convert_flat(shape[1:], src, so + i * ss[0], ss[1:], dst, do + i * sd[0], sd[1:],
+                         nthreads)
         return
     shp, (sd4, ss4), (do, so) = p
     src, so, ss4 = _restage(shp, src, so, ss4)
-    _launch(_convert, (src, so, ss4, dst, do, sd4), shp)
+    _launch(_convert, (src, so, ss4, dst, do, sd4), shp, nthreads)
 
 
-def convert_into(dst, src):
+def convert_into(dst, src, nthreads=1):
     """``dst[...] = src`` converting float16/bfloat16 <-> float32 (bit-exact with NumPy and
-    ml_dtypes casts); ``src`` broadcasts to ``dst.shape``."""
+    ml_dtypes casts), on up to ``nthreads`` threads; ``src`` broadcasts to ``dst.shape``."""
     if src.shape != dst.shape:
         src = np.broadcast_to(src, dst.shape)
     if not _convert_ready(src.dtype, dst.dtype):
@@ -418,15 +421,17 @@ def convert_into(dst, src):
         return dst
     sf, so, ss = _half_flat(src, True)
     df, do, sd = _half_flat(dst, False)
-    convert_flat(dst.shape, sf, so, ss, df, do, sd)
+    convert_flat(dst.shape, sf, so, ss, df, do, sd, nthreads)
     return dst
 
 
-def to_float32(a):
-    """A new C-contiguous float32 array with the values of float16/bfloat16 ``a``."""
-    return convert_into(empty(a.shape, np.float32), a)
+def to_float32(a, out=None, nthreads=1):
+    """The values of float16/bfloat16 ``a`` in float32: into ``out`` (C-contiguous float32
+    of a's shape) when given, else into scratch memory of the kernel's own (``np.empty``)."""
+    return convert_into(np.empty(a.shape, np.float32) if out is None else out, a, nthreads)
 
 
-def from_float32(x, dtype):
-    """A new C-contiguous ``dtype`` (float16 or bfloat16) array: float32 ``x`` rounded once."""
-    return convert_into(empty(x.shape, dtype), x)
+def from_float32(x, dtype, out=None, nthreads=1):
+    """Float32 ``x`` rounded once to ``dtype`` (float16 or bfloat16): into ``out``
+    (C-contiguous, x's shape) when given, else into scratch memory (``np.empty``)."""
+    return convert_into(np.empty(x.shape, dtype) if out is None else out, x, nthreads)

@@ -10,17 +10,16 @@ no branch, exact for every value (NaN payloads, signed zeros). Measured against
 with a mostly-True one (which NumPy's branches predict).
 
 Contract: C-contiguous operands of one size, or a one-element ``x1``/``x2`` (a scalar),
-item sizes 1, 2, 4 or 8 bytes; split over the worker threads above the elementwise gate.
+item sizes 1, 2, 4 or 8 bytes; split over the threads the caller gives
+(``flexarray._engines.select``).
 """
 import numpy as np
 
 from flexarray._kernels import kernel
-from flexarray._threads import NTHREADS, run_split
-from flexarray._engines import gates
+from flexarray._threads import run_split
 
 __all__ = ["where"]
 
-PARALLEL_MIN = gates.SELECT_THREADS_MIN  # measured: flexarray/_engines/gates.py
 _BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
@@ -55,11 +54,13 @@ def _select(c, a, b, out, lo, hi):
             o[i] = (as_ & m) | (bs & ~m)
 
 
-def where(c: np.ndarray, a: np.ndarray, b: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """``np.where(c, a, b)`` into ``out`` (see the module's contract)."""
+def where(c: np.ndarray, a: np.ndarray, b: np.ndarray, out: np.ndarray,
+          nthreads: int = 1) -> np.ndarray:
+    """``np.where(c, a, b)`` into ``out`` on up to ``nthreads`` threads (see the module's
+    contract)."""
     bits = _BITS[out.dtype.itemsize]
     n = out.size
     args = (c.reshape(-1).view(np.uint8), a.reshape(-1).view(bits), b.reshape(-1).view(bits),
             out.reshape(-1).view(bits))
-    run_split(_select, args, n, NTHREADS if n >= PARALLEL_MIN else 1, pieces_per_thread=4)
+    run_split(_select, args, n, nthreads, pieces_per_thread=4)
     return out

@@ -1,7 +1,9 @@
 """Sort kernels: stable LSD radix sort and argsort of the rows of a C-contiguous 2-D array
-(``radix``).
+(``radix``), the repairs that make NumPy's SIMD sorts stable (``ties``), counting for the
+``unique_*`` functions of small-range integers (``counting``).
 
 Contract: keys in flexarray's order (ascending or descending, NaN last, -0.0 == +0.0,
-stable); rows split over the worker threads above the gate of ``flexarray._engines.gates``;
-fresh results. Comparison sorts (NumPy's) serve the dtypes and sizes the gate leaves out.
+stable); the radix sort's rows split over the number of worker threads the caller gives
+(``flexarray._engines.sort`` chooses the kernel, NumPy's sorts and the threads); fresh
+results.
 """

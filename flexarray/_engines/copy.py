@@ -1,0 +1,26 @@
+"""The copy engine: contiguous copies of any layout, by NumPy or the strided copy kernel.
+
+Chooses (gates in :mod:`.gates`, Copies and gathers):
+
+- NumPy's copy below ``gates.COPY_KERNEL_MIN`` elements; from there the tiled Numba copy
+  (``flexarray._kernels.copy.strided``), into memory from the result pool
+  (:mod:`flexarray._memory`), on threads from ``gates.COPY_THREADS_MIN`` elements.
+
+Operands are NumPy arrays the frontend has validated; results are fresh NumPy arrays.
+"""
+import numpy as np
+
+from .. import _memory
+from .._threads import threads_for
+from . import gates
+
+__all__ = ["contiguous"]
+
+
+def contiguous(a: np.ndarray) -> np.ndarray:
+    """A fresh C-contiguous copy of the NumPy array ``a``."""
+    if a.size >= gates.COPY_KERNEL_MIN:
+        from .._kernels.copy import strided
+        return strided.ascontiguous(a, _memory.empty(a.shape, a.dtype),
+                                    threads_for(a.size, gates.COPY_THREADS_MIN))
+    return np.array(a, order="C", copy=True)
