@@ -41,7 +41,7 @@ def _check_size(shape, itemsize, func, what):
                          f"range)") from None
 
 
-def _check_dtype(dtype, func, allow_none=True):
+def _normalize_dtype(dtype, func, allow_none=True):
     return _dt.normalize(dtype, func, allow_none=allow_none)
 
 
@@ -146,7 +146,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
             return wrap(np.array(obj, _dt.default_int))
     if type(obj) is np.ndarray and obj.dtype.kind in "mM" and dtype is None and device is None:
         return obj.copy() if copy else obj  # NumPy's dates and times stay NumPy's (below)
-    dtype = _check_dtype(dtype, "asarray")
+    dtype = _normalize_dtype(dtype, "asarray")
     check_device(device, "asarray")
     check_copy(copy, "asarray")
     if isinstance(obj, Array):
@@ -280,7 +280,7 @@ def from_dlpack(x, /, *, device=None, copy=None):
 
 
 def _filled(func, shape, dtype, device, fill, like=None):
-    dtype = _check_dtype(dtype, func)
+    dtype = _normalize_dtype(dtype, func)
     check_device(device, func)
     if like is not None:
         if not isinstance(like, Array):
@@ -363,7 +363,7 @@ def _fill_dtype(fill_value, dtype, func):
 
 def full(shape, fill_value, *, dtype=None, device=None):
     """An array of ``shape`` filled with ``fill_value`` (dtype inferred from it if None)."""
-    dtype = _check_dtype(dtype, "full")
+    dtype = _normalize_dtype(dtype, "full")
     fill_value, dtype = _fill_dtype(fill_value, dtype, "full")
     return _filled("full", shape, dtype, device, fill_value)
 
@@ -373,7 +373,7 @@ def full_like(x, /, fill_value, *, dtype=None, device=None, shape=None):
     extension; cubed passes it), another shape."""
     if not isinstance(x, Array):
         raise TypeError(f"full_like: 'x' must be a flexarray array, got {type(x).__name__}")
-    dtype = _check_dtype(dtype, "full_like")
+    dtype = _normalize_dtype(dtype, "full_like")
     fill_value, dtype = _fill_dtype(fill_value, x._dtype if dtype is None else dtype,
                                     "full_like")
     return _filled("full_like", shape, dtype, device, fill_value, like=x)
@@ -397,7 +397,7 @@ def _real_scalar(v, func, name):
 
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     """Evenly spaced values in ``[start, stop)`` (like Python's range; floats allowed)."""
-    dtype = _check_dtype(dtype, "arange")
+    dtype = _normalize_dtype(dtype, "arange")
     check_device(device, "arange")
     start = _real_scalar(start, "arange", "start")
     if stop is None:
@@ -444,7 +444,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     """``num`` evenly spaced samples from ``start`` to ``stop`` (real or complex)."""
-    dtype = _check_dtype(dtype, "linspace")
+    dtype = _normalize_dtype(dtype, "linspace")
     check_device(device, "linspace")
     start = _number(start, "linspace", "start", (int, float, complex))
     stop = _number(stop, "linspace", "stop", (int, float, complex))
@@ -477,7 +477,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
 @names_its_errors
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, *, device=None):
     """Extension (NumPy's ``logspace``): ``base ** linspace(start, stop, num)``."""
-    dtype = _check_dtype(dtype, "logspace")
+    dtype = _normalize_dtype(dtype, "logspace")
     check_device(device, "logspace")
     base = _number(base, "logspace", "base", (int, float))
     exponents = linspace(start, stop, num, endpoint=endpoint,
@@ -505,7 +505,7 @@ def diag(v, /, k=0):
 
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
     """A 2-D array with ones on the ``k``-th diagonal and zeros elsewhere."""
-    dtype = _check_dtype(dtype, "eye")
+    dtype = _normalize_dtype(dtype, "eye")
     check_device(device, "eye")
     n_rows = as_count(n_rows, "eye", "n_rows")
     n_cols = n_rows if n_cols is None else as_count(n_cols, "eye", "n_cols")
