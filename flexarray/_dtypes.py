@@ -5,8 +5,14 @@ flexarray's dtypes are NumPy dtype objects (``flexarray.float64 is np.dtype("flo
 ``bfloat16`` is ml_dtypes' NumPy dtype), as in CuPy, JAX, Dask and pydata/sparse: every
 consumer that normalizes through ``np.dtype(...)``, ``isinstance(d, np.dtype)`` or
 ``np.finfo(d)`` takes them unchanged. Each array's dtype is the canonical (singleton) object,
-so identity comparisons hold. The standard's categories come from :data:`KIND`, not from
-``d.kind`` (ml_dtypes' bfloat16 has NumPy kind ``"V"``).
+so identity comparisons hold.
+
+The standard's categories are one table, :data:`CATEGORIES` (built from :data:`KIND`, not
+from ``d.kind``: ml_dtypes' bfloat16 has NumPy kind ``"V"``), and :func:`check_dtype` is the
+one check of an argument's dtype against it. The check lives here rather than in
+``_helpers.py`` (the home of the other argument checks) because it needs nothing but the
+dtypes, and here, at the storage layer, every layer that holds a dtype can use it: the
+Array's own checks, ``_helpers`` and the chapters, the extensions and ``flexarray.nn``.
 
 Promotion is a small lattice (each dtype names the dtypes it promotes to directly); the
 promotion table is derived from it as least upper bounds, as JAX does. Pairs the standard

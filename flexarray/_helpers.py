@@ -5,6 +5,7 @@ holds everywhere: bools are Python ``bool`` or ``np.bool_`` (NumPy scalars pass,
 torch and array-api-strict take them) and never count as integers; integers are anything
 ``operator.index`` takes; axes follow NumPy (``AxisError`` is a ValueError and an
 IndexError). Messages name the function, the argument, what was given and what is allowed.
+A dtype's category is checked by ``_dtypes.check_dtype`` (see ``_dtypes.py`` for why there).
 """
 import builtins
 import contextvars
