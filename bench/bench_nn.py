@@ -136,7 +136,7 @@ def main():
     clock = time.perf_counter
     if opts.single_thread:
         import threadpoolctl
-        from flexarray.nn import _par
+        from flexarray._engines.nn import par as _par
         threadpoolctl.threadpool_limits(1)
         _par.workers = lambda: 1
         if torch:

@@ -6,12 +6,12 @@ busy core simply takes fewer pieces). ``FLEXARRAY_NUM_THREADS`` sets the thread 
 (default: the CPUs this process may run on).
 
 - :func:`run_items` calls ``fn(item)`` for every item across the pool;
-  :func:`run_split` cuts ``[0, total)`` into pieces for a kernel ``fn(*args, lo, hi)``;
-  :func:`threads_for` is the one rule for a thread count under a gate.
+  :func:`run_split` cuts ``[0, total)`` into pieces for a kernel ``fn(*args, lo, hi)``.
 - The helpers linger ~2 ms after each job, polling for the next one in a ``nogil`` kernel
   before they block, and are pinned to CPUs of their own; the caller is pinned to the
   first CPU for the duration of a call (see :class:`_Pool` and :class:`_Pinned` for the
-  measurements). ``flexarray.nn`` adds single-threaded BLAS around its calls (``nn/_par.py``).
+  measurements). ``flexarray.nn`` adds single-threaded BLAS around its calls
+  (``_engines/nn/par.py``).
 - The pool serves the main thread: a call made from another thread runs inline (see
   :func:`runs_inline`), unless ``FLEXARRAY_NUM_THREADS`` was given; then threads share the
   pool (see :func:`run_items`).
@@ -52,12 +52,6 @@ _blas_spins_until = 0.0  # time.perf_counter() until which BLAS's threads may sp
 def workers() -> int:
     """Number of threads a parallel call uses, the caller included (``NTHREADS``)."""
     return NTHREADS
-
-
-def threads_for(work, gate) -> int:
-    """Threads for ``work`` (in the gate's unit) under the thread gate ``gate`` (a value of
-    ``flexarray._engines.gates``; None: never): ``NTHREADS`` from the gate on, else 1."""
-    return NTHREADS if gate is not None and work >= gate else 1
 
 
 def runs_inline() -> bool:
@@ -219,7 +213,7 @@ class _Pool:
     a lingering helper) and more when the host had descheduled the idle CPU meanwhile."""
 
     def __init__(self, n):
-        from flexarray._kernels._intrinsics import linger
+        from flexarray._kernels.nn.common import linger
         self.jobs = collections.deque()
         self.cv = threading.Condition()
         self.signal = np.zeros(8, np.int64)  # [0]: jobs posted so far

@@ -180,7 +180,7 @@ def _matmul(only=None):
 
 
 def _threads(only=None):
-    from flexarray._kernels._intrinsics import linger
+    from flexarray._kernels.nn.common import linger
     linger(np.zeros(8, np.int64), 0, 1)
 
 

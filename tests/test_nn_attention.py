@@ -6,7 +6,8 @@ import pytest
 
 import flexarray as xp
 import flexarray.nn as nn
-from flexarray.nn import _attention_engines
+from flexarray._engines import gates
+from flexarray._engines.nn import attention as _attention_engines
 from helpers.nn import FLOATS, LAYOUTS, assert_close, layout, np_of
 
 sdpa = nn.scaled_dot_product_attention
@@ -78,7 +79,7 @@ def test_attention_flash_path(dname, mask_kind, monkeypatch):
     """Scores larger than the materialization budget: tiled online softmax."""
     rng = np.random.default_rng(3)
     L, S = 300, 420
-    monkeypatch.setattr(_attention_engines, "_MATERIALIZE_MAX", 1 << 14)  # force tiles
+    monkeypatch.setattr(gates, "ATTENTION_MATERIALIZE_MAX", 1 << 14)  # force tiles
     monkeypatch.setattr(_attention_engines, "_BQ", 128)
     monkeypatch.setattr(_attention_engines, "_BK", 96)
     q, k, v = _case(rng, (2, L, 16), (2, S, 16), (2, S, 8), dname)
@@ -161,7 +162,7 @@ def test_attention_half(dname):
 @pytest.mark.parametrize("flash", [False, True])
 def test_attention_gqa(flash, monkeypatch):
     if flash:
-        monkeypatch.setattr(_attention_engines, "_MATERIALIZE_MAX", 16)
+        monkeypatch.setattr(gates, "ATTENTION_MATERIALIZE_MAX", 16)
         monkeypatch.setattr(_attention_engines, "_BQ", 4)
         monkeypatch.setattr(_attention_engines, "_BK", 4)
     rng = np.random.default_rng(8)

@@ -95,7 +95,7 @@ def test_scratch_arrays_are_per_thread_disjoint_and_kept():
     request larger than the arena still gets memory of its own."""
     import threading
 
-    from flexarray.nn import _par
+    from flexarray._engines.nn import par as _par
 
     def take(results):
         a = _par.scratch("test_a", (100, 3), np.float32)
@@ -133,7 +133,7 @@ def test_worker_pool_runs_every_item_once_and_raises_the_first_error():
 
     import pytest
 
-    from flexarray.nn import _par
+    from flexarray._engines.nn import par as _par
 
     def count(n):
         seen = [0] * n
@@ -172,7 +172,7 @@ def test_parallel_calls_pin_the_caller_only_while_they_run():
 
     import pytest
 
-    from flexarray.nn import _par
+    from flexarray._engines.nn import par as _par
     if not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2:
         pytest.skip("needs CPU affinity and two CPUs")
     if _par.workers() < 2:

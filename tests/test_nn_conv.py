@@ -102,7 +102,7 @@ def test_conv_random_parameters(n, seed):
 @pytest.mark.parametrize("seed", range(8))
 def test_conv_strided_phase_split(seed, monkeypatch):
     """im2col reads strided inputs from a phase-split copy (on wide inputs; forced here)."""
-    from flexarray.nn import _conv_engines
+    from flexarray._engines.nn import conv as _conv_engines
     monkeypatch.setattr(_conv_engines, "_PHASE_MIN_W", 1)
     rng = np.random.default_rng(70 + seed)
     c = random_conv_case(rng, 2)
@@ -183,7 +183,7 @@ def test_winograd_w_fused_and_matmul_paths(engine, dname, fused, monkeypatch):
     can find it, with np.matmul between kernels otherwise: both against the reference."""
     from flexarray._kernels.linalg import blas
     from flexarray._kernels.nn import conv as nn_conv_kernels
-    from flexarray.nn import _conv_engines
+    from flexarray._engines.nn import conv as _conv_engines
     npdt = FLOATS[dname][1]
     if fused and not blas.gemm_pointer(npdt):
         pytest.skip("NumPy's BLAS is not an OpenBLAS with 64-bit integers")
@@ -205,8 +205,8 @@ def test_winograd_w_fused_and_matmul_paths(engine, dname, fused, monkeypatch):
 
 
 def _count_calls(monkeypatch, name):
-    """Record the calls of flexarray.nn._conv_engines.<name> (a list of their results)."""
-    from flexarray.nn import _conv_engines
+    """Record the calls of flexarray._engines.nn.conv.<name> (a list of their results)."""
+    from flexarray._engines.nn import conv as _conv_engines
     calls, f = [], getattr(_conv_engines, name)
 
     def counted(*args):
@@ -309,7 +309,7 @@ def test_winograd_w_output_kernel_is_the_cook_toom_transform(npdt):
     """The output kernel's written-out F(4, 4) A^T equals the one derived from the
     interpolation points, on every tile of every row (a partial last tile included)."""
     from flexarray._kernels.nn import conv as nn_conv_kernels
-    from flexarray.nn._conv_engines import _cook_toom
+    from flexarray._engines.nn.conv import _cook_toom
     AT = _cook_toom(4)[0]
     rng = np.random.default_rng(0)
     Cout, Ho, Wo, q0, nq = 3, 9, 10, 2, 5

@@ -201,7 +201,7 @@ def lower_gates():
     from flexarray._kernels.fft import rfft
     from flexarray._kernels.linalg import matmul
     from flexarray._kernels.reductions import reduce as kreduce
-    from flexarray.nn import _attention_engines, _conv_engines, _pool_engines
+    from flexarray._engines import gates
     _reductions._SPLIT_MIN_BYTES = 1 << 16
     _reductions._SPLIT_SHORT_ROWS_MIN = 1 << 12
     kreduce.PARALLEL_MIN = 0
@@ -215,11 +215,11 @@ def lower_gates():
     _blas._SINGLE_MAX = 1 << 10
     _linear_algebra._BLAS_THREADED_MIN = 0
     matmul.PARALLEL_MIN = 0
-    _conv_engines._PAR_MIN_MACS = 0
-    _conv_engines._DIRECT_PAR_MIN_MACS = 0
-    _attention_engines._PAR_MIN_FLOPS = 0
-    _attention_engines._MATERIALIZE_MAX = 1 << 10  # (the longer attention: flash)
-    _pool_engines._PAR_MIN_TAPS = 0
+    gates.CONV_GEMM_THREADS_MIN = 0
+    gates.CONV_DIRECT_THREADS_MIN = 0
+    gates.ATTENTION_THREADS_MIN = 0
+    gates.ATTENTION_MATERIALIZE_MAX = 1 << 10  # (the longer attention: flash)
+    gates.POOL_THREADS_MIN = 0
     rfft.PAR_MIN_WORK = 0
 
 

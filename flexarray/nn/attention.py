@@ -5,7 +5,7 @@ import numpy as np
 
 from .._helpers import check_array, check_bool
 from . import _common
-from . import _attention_engines
+from .._engines.nn import attention as engine
 
 __all__ = ["scaled_dot_product_attention"]
 
@@ -104,11 +104,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, is_causal=Fa
                              f"broadcast to (..., L, S) = {target}")
 
     cdt = _common.compute_dtype(result)
-    mask = None if attn_mask is None else _attention_engines.flat_mask(attn_mask._arr, qbatch, cdt)
+    mask = None if attn_mask is None else engine.flat_mask(attn_mask._arr, qbatch, cdt)
     qn = _batch3(q, qbatch, cdt)
     kn = _batch3(k, kvbatch, cdt)
     vn = _batch3(v, kvbatch, cdt)
-    out = _attention_engines.sdpa(qn, kn, vn, mask, bool(is_causal), scale, rep)
+    out = engine.sdpa(qn, kn, vn, mask, bool(is_causal), scale, rep)
     return _common.finish(out.reshape(qbatch + (L, Ev)), result)
 
 

@@ -1,7 +1,7 @@
 """Convolution and transposed convolution (channels-first, PyTorch-compatible).
 
 ``conv1d/2d/3d`` and ``conv_transpose1d/2d/3d`` share one 3-D implementation: 1-D and 2-D
-inputs are viewed with size-1 depth/height. Engines (see ``_conv_engines``): direct loops for
+inputs are viewed with size-1 depth/height. Engines (``flexarray/_engines/nn/conv.py``): direct loops for
 depthwise and thin reductions, Winograd F(2x2, 3x3) for 3x3 stride-1 layers with >= 16
 channels per group, Winograd F(4, 4) along the rows for 7x7 stride-2 (and 4-wide
 stride-1) layers with >= 32 output channels, im2col + BLAS GEMM in cache-sized blocks
@@ -9,7 +9,7 @@ otherwise.
 """
 from .._helpers import check_alloc, check_array, check_int
 from . import _common
-from . import _conv_engines
+from .._engines.nn import conv as engine
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "conv_transpose3d"]
@@ -100,7 +100,7 @@ def _conv(n, func, x, weight, bias, stride, padding, dilation, groups):
     check_alloc((N, Cin) + tuple(s + a + b for s, a, b in zip(spatial, lo, hi)), 8, func,
                 f"the input padded by {padding!r}")
     xn, wn, bn = _operands(x, weight, bias, result, n, unbatched)
-    out = _conv_engines.conv3d(xn, wn, bn, _common.pad3(stride, n, 1), _common.pad3(lo, n, 0),
+    out = engine.conv3d(xn, wn, bn, _common.pad3(stride, n, 1), _common.pad3(lo, n, 0),
                           _common.pad3(hi, n, 0), _common.pad3(dilation, n, 1), groups)
     out = out.reshape(out.shape[:2] + out.shape[5 - n:])
     return _common.finish(out[0] if unbatched else out, result)
@@ -148,7 +148,7 @@ def _conv_transpose(n, func, x, weight, bias, stride, padding, output_padding, g
         sizes.append(size)
     check_alloc((N, Cout) + tuple(sizes), 8, func, "the output")
     xn, wn, bn = _operands(x, weight, bias, result, n, unbatched)
-    out = _conv_engines.conv_transpose3d(xn, wn, bn, _common.pad3(stride, n, 1), _common.pad3(padding, n, 0),
+    out = engine.conv_transpose3d(xn, wn, bn, _common.pad3(stride, n, 1), _common.pad3(padding, n, 0),
                                     _common.pad3(output_padding, n, 0), _common.pad3(dilation, n, 1),
                                     groups)
     out = out.reshape(out.shape[:2] + out.shape[5 - n:])

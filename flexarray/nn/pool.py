@@ -6,7 +6,7 @@ input plane (``(z * H + y) * W + x``); ties keep the first element, NaN the last
 """
 from .._helpers import check_alloc, check_array, check_bool, check_int
 from . import _common
-from . import _pool_engines
+from .._engines.nn import pool as engine
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
            "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
@@ -62,10 +62,10 @@ def _max_pool(n, func, x, kernel_size, stride, padding, dilation, ceil_mode,
     ceil_mode = check_bool(ceil_mode, func, "ceil_mode")
     return_indices = check_bool(return_indices, func, "return_indices")
     ks, st, pad, dil = _window_params(n, func, kernel_size, stride, padding, dilation)
-    osp = tuple(_pool_engines.pool_out_size(s, k, t, p, d, ceil_mode)
+    osp = tuple(engine.pool_out_size(s, k, t, p, d, ceil_mode)
                 for s, k, t, p, d in zip(spatial, ks, st, pad, dil))
     _out_check(func, x, osp, ks, pad, dil, st)
-    out, idx = _pool_engines.max_pool3d(operand(), _common.pad3(ks, n, 1), _common.pad3(st, n, 1), _common.pad3(pad, n, 0),
+    out, idx = engine.max_pool3d(operand(), _common.pad3(ks, n, 1), _common.pad3(st, n, 1), _common.pad3(pad, n, 0),
                                    _common.pad3(dil, n, 1), ceil_mode, return_indices)
     res = _unpad(out, n, unbatched)
     res = _common.finish(res, x.dtype)
@@ -89,10 +89,10 @@ def _avg_pool(n, func, x, kernel_size, stride, padding, ceil_mode, count_include
         divisor_override = check_int(divisor_override, func, "divisor_override")
         if divisor_override == 0:
             raise ValueError(f"{func}: 'divisor_override' must be non-zero")
-    osp = tuple(_pool_engines.pool_out_size(s, k, t, p, 1, ceil_mode)
+    osp = tuple(engine.pool_out_size(s, k, t, p, 1, ceil_mode)
                 for s, k, t, p in zip(spatial, ks, st, pad))
     _out_check(func, x, osp, ks, pad, (1,) * n, st)
-    out = _pool_engines.avg_pool3d(operand(), _common.pad3(ks, n, 1), _common.pad3(st, n, 1), _common.pad3(pad, n, 0),
+    out = engine.avg_pool3d(operand(), _common.pad3(ks, n, 1), _common.pad3(st, n, 1), _common.pad3(pad, n, 0),
                               ceil_mode, count_include_pad, divisor_override)
     return _common.finish(_unpad(out, n, unbatched), x.dtype)
 
@@ -113,8 +113,8 @@ def _adaptive(n, func, x, output_size, mode):
     check_alloc(x.shape[:-n] + osz, 8, func, f"the output of output_size={output_size!r}")
     if mode == "avg" and osz == (1,) * n:
         xn = _common.to_compute(x, _common.compute_dtype(x.dtype))
-        return _common.finish(_pool_engines.global_avg_pool(xn, n), x.dtype)
-    out, idx = _pool_engines.adaptive_pool3d(operand(), _common.pad3(osz, n, 1), mode)
+        return _common.finish(engine.global_avg_pool(xn, n), x.dtype)
+    out, idx = engine.adaptive_pool3d(operand(), _common.pad3(osz, n, 1), mode)
     res = _common.finish(_unpad(out, n, unbatched), x.dtype)
     if mode == "argmax":
         return res, _common.wrap(_unpad(idx, n, unbatched))

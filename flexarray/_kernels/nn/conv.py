@@ -317,7 +317,7 @@ def wino_w_output(M, bias, out, ooff, Ho, Wo, q0, nq, J, Y):
 
     M: (7, Cout, nq*J) C-contiguous; out: flat, channel 0 of the block at ooff, planes
     (Ho, Wo); Y: scratch (nq*J*4,). A^T is F(4, 4)'s at the points (0, 1, -1, 2, -2, 1/2,
-    inf) (``_cook_toom(4)`` in flexarray.nn._conv_engines), written out with its symmetry:
+    inf) (``_cook_toom(4)`` in flexarray._engines.nn.conv), written out with its symmetry:
     with a = m1 + m2, b = m1 - m2, c = m3 + m4, d = m3 - m4,
 
         y0 = m0 + a + c + m5,  y1 = b + 2 d + m5 / 2,  y2 = a + 4 c + m5 / 4,
@@ -419,7 +419,7 @@ def wino_w_input(x, H, W, sh, ph, S, pw, nc0, q0, kh, sw, dh, limit, xs, R, V):
     block followed by the transform of each V row).
 
     B^T is F(4, 4)'s at the points (0, 1, -1, 2, -2, 1/2, inf) (``_cook_toom(4)`` in
-    flexarray.nn._conv_engines), written out with its symmetry, all seven rows in one pass over
+    flexarray._engines.nn.conv), written out with its symmetry, all seven rows in one pass over
     the seven taps d0..d6 (26 operations per tile instead of 49 multiply-adds over seven
     passes); the constants are of the data's dtype (a Python float would promote float32
     to float64)."""

@@ -6,10 +6,8 @@ import math
 
 import numpy as np
 
-from . import _par
-from .._engines import gates
-
-_PAR_MIN_TAPS = gates.POOL_THREADS_MIN  # measured: flexarray/_engines/gates.py
+from .. import gates
+from . import par
 
 
 def pool_out_size(n, k, s, p, d, ceil_mode):
@@ -42,8 +40,8 @@ def max_pool3d(x, ks, st, pad, dil, ceil_mode, return_indices):
         g = _geometry((D, H, W), ks, st, pad, dil, osp)
         taps = out.size * ks[0] * ks[1] * ks[2]
         xf, of, jf, want = x.reshape(-1), out.reshape(-1), idx.reshape(-1), bool(return_indices)
-        _par.run_ranges(lambda p0, p1: nn_pool_kernels.max_pool(xf, of, jf, want, g, p0, p1), planes,
-                        taps >= _PAR_MIN_TAPS)
+        par.run_ranges(lambda p0, p1: nn_pool_kernels.max_pool(xf, of, jf, want, g, p0, p1), planes,
+                        taps >= gates.POOL_THREADS_MIN)
     return out, (idx if return_indices else None)
 
 
@@ -77,8 +75,8 @@ def avg_pool3d(x, ks, st, pad, ceil_mode, count_include_pad, divisor_override):
     planes = N * C
     taps = out.size * ks[0] * ks[1] * ks[2]
     xf, of = x.reshape(-1), out.reshape(-1)
-    _par.run_ranges(lambda p0, p1: nn_pool_kernels.avg_pool(xf, of, g, *divs, p0, p1), planes,
-                    taps >= _PAR_MIN_TAPS)
+    par.run_ranges(lambda p0, p1: nn_pool_kernels.avg_pool(xf, of, g, *divs, p0, p1), planes,
+                    taps >= gates.POOL_THREADS_MIN)
     return out
 
 
@@ -97,8 +95,8 @@ def global_avg_pool(x, n):
     planes = x.size // m
     out = np.empty(x.shape[:x.ndim - n] + (1,) * n, x.dtype)
     xf, of = x.reshape(-1), out.reshape(-1)
-    _par.run_ranges(lambda p0, p1: nn_pool_kernels.mean_rows(xf, of, m, p0, p1), planes,
-                    x.size >= _PAR_MIN_TAPS)
+    par.run_ranges(lambda p0, p1: nn_pool_kernels.mean_rows(xf, of, m, p0, p1), planes,
+                    x.size >= gates.POOL_THREADS_MIN)
     return out
 
 
@@ -120,6 +118,6 @@ def adaptive_pool3d(x, osp, mode):
     taps = N * C * D * H * W
     code = {"avg": 0, "max": 1, "argmax": 2}[mode]
     xf, of, jf = x.reshape(-1), out.reshape(-1), idx.reshape(-1)
-    _par.run_ranges(lambda p0, p1: nn_pool_kernels.adaptive(xf, of, jf, code, (D, H, W), *wins, p0, p1),
-                    planes, taps >= _PAR_MIN_TAPS)
+    par.run_ranges(lambda p0, p1: nn_pool_kernels.adaptive(xf, of, jf, code, (D, H, W), *wins, p0, p1),
+                    planes, taps >= gates.POOL_THREADS_MIN)
     return out, (idx if want else None)

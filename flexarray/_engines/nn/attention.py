@@ -4,10 +4,11 @@ Scores are computed transposed, S^T = K Q^T (keys x queries), by BLAS; a Numba k
 scales, masks and runs the softmax down the columns (float32: with its own vectorized
 exp and the column sums fused; float64: NumPy's exp); the value GEMM P V = (S^T)^T V is
 BLAS again, reading the transposed tile in place. Work is split over worker threads
-(flexarray.nn._par), each single-threaded inside.
+(:mod:`.par`), each single-threaded inside.
 
-* Materialized path, when one head's (L, S) scores fit ``_MATERIALIZE_MAX`` elements
-  (1 MB of float32, cache-resident between the two GEMMs): items are groups of heads.
+* Materialized path, when one head's (L, S) scores fit ``gates.ATTENTION_MATERIALIZE_MAX``
+  elements (1 MB of float32, cache-resident between the two GEMMs): items are groups of
+  heads.
 * Flash path otherwise: items are (head, query block of ``_BQ``); each walks the keys in
   tiles of ``_BK`` with an online softmax (running max, rescaled sums and outputs), so
   memory is O(_BQ x _BK) per worker whatever L and S. Causal tiles above the diagonal
@@ -15,13 +16,11 @@ BLAS again, reading the transposed tile in place. Work is split over worker thre
 """
 import numpy as np
 
-from . import _par
-from .._engines import gates
+from .. import gates
+from . import par
 
-_MATERIALIZE_MAX = gates.ATTENTION_MATERIALIZE_MAX  # measured: flexarray/_engines/gates.py
 _BQ = 256  # flash query block
 _BK = 2048  # flash key/value tile (fewer, larger tiles: less per-tile overhead)
-_PAR_MIN_FLOPS = gates.ATTENTION_THREADS_MIN  # measured: flexarray/_engines/gates.py
 
 
 def sdpa(q, k, v, mask, is_causal, scale, gqa_rep):
@@ -52,10 +51,10 @@ def sdpa(q, k, v, mask, is_causal, scale, gqa_rep):
 
     fused = dtype == np.float32  # float32: exp and sums inside the kernel
     flops = 2 * B * L * S * (E + Ev)
-    parallel = flops >= _PAR_MIN_FLOPS
+    parallel = flops >= gates.ATTENTION_THREADS_MIN
 
     def state(nh, nq):  # per-worker (alpha, sub, colsum) of the kernel
-        return tuple(_par.scratch(nm, (nh, nq), dtype)
+        return tuple(par.scratch(nm, (nh, nq), dtype)
                      for nm in ("attn_alpha", "attn_sub", "attn_colsum"))
 
     # Without a mask the scale goes into the queries (one small pass per item) and the
@@ -67,7 +66,7 @@ def sdpa(q, k, v, mask, is_causal, scale, gqa_rep):
         qb = q[b0:b1, r0:r1]
         if not prescale:
             return qb
-        return np.multiply(qb, scale, out=_par.scratch("attn_q", qb.shape, dtype))
+        return np.multiply(qb, scale, out=par.scratch("attn_q", qb.shape, dtype))
 
     def kv(b0, b1):
         if gqa_rep == 1:
@@ -83,16 +82,17 @@ def sdpa(q, k, v, mask, is_causal, scale, gqa_rep):
             return np.zeros(b1 - b0, np.int64)
         return boff[b0:b1] + (r0 * mqs + c0 * mks)
 
-    if L * S <= _MATERIALIZE_MAX:
+    if L * S <= gates.ATTENTION_MATERIALIZE_MAX:
         # materialized: whole (S, L) score matrices, several heads per item (one BLAS
         # call per head, Python overhead per group)
         cend = min(S, L) if is_causal else S  # causal: later keys are never seen
-        nh = max(1, min(_MATERIALIZE_MAX // (L * S), -(-B // (2 * _par.workers()))))
+        nh = max(1, min(gates.ATTENTION_MATERIALIZE_MAX // (L * S),
+                        -(-B // (2 * par.workers()))))
 
         def item_fn(b0):
             b1 = min(B, b0 + nh)
             kk, vv = kv(b0, b1)
-            ST = _par.scratch("attn_scores", (b1 - b0, cend, L), dtype)
+            ST = par.scratch("attn_scores", (b1 - b0, cend, L), dtype)
             np.matmul(kk[:, :cend], scaled_q(b0, b1, 0, L).transpose(0, 2, 1), out=ST)
             m = np.full((b1 - b0, L), -np.inf, dtype)
             alpha, sub, cs = state(b1 - b0, L)
@@ -105,7 +105,7 @@ def sdpa(q, k, v, mask, is_causal, scale, gqa_rep):
             np.matmul(ST.transpose(0, 2, 1), vv[:, :cend], out=o)
             nn_attention_kernels.divide_rows(o, cs)
 
-        _par.run(item_fn, range(0, B, nh), parallel)
+        par.run(item_fn, range(0, B, nh), parallel)
         return out
 
     # flash: (head, query block) items, key/value tiles with an online softmax
@@ -124,8 +124,8 @@ def sdpa(q, k, v, mask, is_causal, scale, gqa_rep):
         alpha, sub, cs = state(1, nb)
         l = np.empty((1, nb), dtype)
         o = out[b:b + 1, r0:r1]  # the accumulator
-        tmp = _par.scratch("attn_pv", (1, nb, Ev), dtype)
-        STbuf = _par.scratch("attn_scores", (bk * nb,), dtype)
+        tmp = par.scratch("attn_pv", (1, nb, Ev), dtype)
+        STbuf = par.scratch("attn_scores", (bk * nb,), dtype)
         cend = min(S, r1) if is_causal else S  # causal: keys <= last query
         for c0 in range(0, cend, bk):
             c1 = min(cend, c0 + bk)
@@ -148,7 +148,7 @@ def sdpa(q, k, v, mask, is_causal, scale, gqa_rep):
                 o += tmp
         nn_attention_kernels.divide_rows(o, l)
 
-    _par.run(flash_fn, items, parallel)
+    par.run(flash_fn, items, parallel)
     return out
 
 

@@ -16,9 +16,10 @@ All functions take C-contiguous float32/float64 NumPy arrays in the 3-D layout
 * im2col + GEMM, tiled: column blocks of ~2 MB (cache-resident) per worker thread;
 * transposed convolution: GEMM into column blocks, then col2im (scatter-add).
 
-Large problems are cut into blocks run by worker threads (flexarray.nn._par), each block
+Large problems are cut into blocks run by worker threads (:mod:`.par`), each block
 serial inside (single-threaded BLAS, serial Numba kernels). Blocks are sized by the shape
-alone (``_BALANCE_THREADS``), so that the results do not depend on the thread count.
+alone (``gates.NN_BALANCE_THREADS``), so that the results do not depend on the thread
+count.
 """
 import functools
 import threading
@@ -26,8 +27,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from . import _par
-from .._engines import gates
+from .. import gates
+from . import par
 
 # im2col column blocks of about this many bytes: large enough for an efficient GEMM and
 # few Python steps, small enough to stay in cache. Measured on one core (0.5/1/2 MB):
@@ -46,11 +47,9 @@ _WINO_W_BLOCK_BYTES = 1 << 20
 # Winograd-along-W blocks call BLAS from their kernel when NumPy's OpenBLAS is found
 # (tests turn it off to check the np.matmul path too)
 _WINO_W_FUSED = True
-_PAR_MIN_MACS = gates.CONV_GEMM_THREADS_MIN  # measured: flexarray/_engines/gates.py
-_DIRECT_PAR_MIN_MACS = gates.CONV_DIRECT_THREADS_MIN  # measured: flexarray/_engines/gates.py
-# blocks are sized for this many threads, never the actual count (the same GEMM shapes,
-# the same bits, on any thread count): see gates.NN_BALANCE_THREADS
-_BALANCE_THREADS = gates.NN_BALANCE_THREADS
+# Threads from gates.CONV_GEMM_THREADS_MIN (CONV_DIRECT_THREADS_MIN for the direct loops)
+# multiply-adds; blocks are sized for gates.NN_BALANCE_THREADS threads, never the actual
+# count (the same GEMM shapes, the same bits, on any thread count).
 
 
 def out_size(n, k, s, p_total, d, ceil=False):
@@ -108,8 +107,8 @@ def conv3d(x, w, b, stride, pad_lo, pad_hi, dilation, groups):
         out = np.empty((N, Cout, Do, Ho, Wo), dtype)
         bb = b if b is not None else np.zeros(Cout, dtype)
         xf, wf, of = x.reshape(-1), w.reshape(-1), out.reshape(-1)
-        _par.run_ranges(lambda j0, j1: nn_conv_kernels.direct(xf, wf, bb, of, g, j0, j1), N * Cout,
-                        macs >= _DIRECT_PAR_MIN_MACS)
+        par.run_ranges(lambda j0, j1: nn_conv_kernels.direct(xf, wf, bb, of, g, j0, j1), N * Cout,
+                        macs >= gates.CONV_DIRECT_THREADS_MIN)
         return out
 
     if (use_winograd(Cin_g, Cout_g, ks, stride, dilation, D, (pad_lo[0], pad_hi[0]))
@@ -137,8 +136,8 @@ def conv3d(x, w, b, stride, pad_lo, pad_hi, dilation, groups):
         return out.reshape(N, Cout, Do, Ho, Wo)
 
     block, nq = _im2col_blocks(x, w, b, g, out, groups)
-    _par.run(block, [(n, grp, q0, nqb) for n in range(N) for grp in range(groups)
-                     for q0, nqb in _blocks(Do * Ho, nq)], macs >= _PAR_MIN_MACS)
+    par.run(block, [(n, grp, q0, nqb) for n in range(N) for grp in range(groups)
+                     for q0, nqb in _blocks(Do * Ho, nq)], macs >= gates.CONV_GEMM_THREADS_MIN)
     return out.reshape(N, Cout, Do, Ho, Wo)
 
 
@@ -164,7 +163,7 @@ def _im2col_blocks(x, w, b, g, out, groups):
     nrows_out = g[20] * g[21]
     nq = max(1, min(nrows_out, _COL_BLOCK_BYTES // max(1, rows * Wo * x.itemsize)))
     # at least two blocks per thread, for balance (threads counted by shape alone)
-    nq = max(1, min(nq, -(-N * groups * nrows_out // (2 * _BALANCE_THREADS))))
+    nq = max(1, min(nq, -(-N * groups * nrows_out // (2 * gates.NN_BALANCE_THREADS))))
     sw = g[13]
     Wq = 0
     if sw > 1 and W >= _PHASE_MIN_W:
@@ -184,7 +183,7 @@ def _im2col_blocks(x, w, b, g, out, groups):
     def block(item):
         n, grp, q0, nqb = item
         m = nqb * Wo
-        col = _par.scratch("im2col", (rows, m), x.dtype)
+        col = par.scratch("im2col", (rows, m), x.dtype)
         if b is not None:
             col[Kdim] = 1
         nn_conv_kernels.im2col(xflat, (n * C + grp * Cin_g) * plane, g, Wq, Kdim, q0, nqb, col)
@@ -221,9 +220,9 @@ def _winograd(x, w, b, pad, osp, groups, macs, g):
         n, grp, tr0, nb = item
         T = nb * TW
         Hp = 2 * nb + 2
-        xp = _par.scratch("wino_x", (Cin_g, Hp, Wp), dtype)
-        V = _par.scratch("wino_v", (16, Cin_g, T), dtype)
-        M = _par.scratch("wino_m", (16, Cout_g, T), dtype)
+        xp = par.scratch("wino_x", (Cin_g, Hp, Wp), dtype)
+        V = par.scratch("wino_v", (16, Cin_g, T), dtype)
+        M = par.scratch("wino_m", (16, Cout_g, T), dtype)
         # the zero-padded input rows this block of tiles reads
         y0 = 2 * tr0 - ph
         r0 = min(max(-y0, 0), Hp)          # xp rows [r0, r1) hold input rows y0+r0 ...
@@ -248,8 +247,8 @@ def _winograd(x, w, b, pad, osp, groups, macs, g):
         nn_conv_kernels.wino_output(M, bias[grp * Cout_g:(grp + 1) * Cout_g], oflat,
                        (n * Cout + grp * Cout_g) * Ho * Wo, Ho, Wo, tr0, nb, TW)
 
-    _par.run(block, [(n, grp, tr0, nb) for n in range(N) for grp in range(groups)
-                     for tr0, nb in _blocks(TH, ntr)], macs >= _PAR_MIN_MACS)
+    par.run(block, [(n, grp, tr0, nb) for n in range(N) for grp in range(groups)
+                     for tr0, nb in _blocks(TH, ntr)], macs >= gates.CONV_GEMM_THREADS_MIN)
     return out
 
 
@@ -352,7 +351,7 @@ def _winograd_w(x, w, b, g, groups, macs):
     oflat = out.reshape(-1)
     row_bytes = (alpha * (K + Cout_g) + Cin_g * sh * S) * J * x.itemsize
     nq = max(1, min(Ho, _WINO_W_BLOCK_BYTES // max(1, row_bytes)))
-    nq = max(1, min(nq, -(-N * groups * Ho // (2 * _BALANCE_THREADS))))
+    nq = max(1, min(nq, -(-N * groups * Ho // (2 * gates.NN_BALANCE_THREADS))))
 
     Ug = [U[:, grp * Cout_g:(grp + 1) * Cout_g] for grp in range(groups)]
     gemm_fn = _WINO_W_FUSED and blas.gemm_pointer(dtype)  # 0: np.matmul between kernels
@@ -366,11 +365,11 @@ def _winograd_w(x, w, b, g, groups, macs):
         bufs = views.get(key)
         if bufs is None:
             T = nb * J
-            bufs = views[key] = (_par.scratch("winow_xc", (sh, S, nb + extra, J), dtype),
-                                 _par.scratch("winow_r", (alpha, (nb + extra) * J), dtype),
-                                 _par.scratch("winow_v", (alpha, K, T), dtype),
-                                 _par.scratch("winow_m", (alpha, Cout_g, T), dtype),
-                                 _par.scratch("winow_y", (4 * T,), dtype))
+            bufs = views[key] = (par.scratch("winow_xc", (sh, S, nb + extra, J), dtype),
+                                 par.scratch("winow_r", (alpha, (nb + extra) * J), dtype),
+                                 par.scratch("winow_v", (alpha, K, T), dtype),
+                                 par.scratch("winow_m", (alpha, Cout_g, T), dtype),
+                                 par.scratch("winow_y", (4 * T,), dtype))
         xs, R, V, M, Y = bufs
         nc0, ooff = n * C + grp * Cin_g, (n * Cout + grp * Cout_g) * Ho * Wo
         if rejected:
@@ -387,8 +386,8 @@ def _winograd_w(x, w, b, g, groups, macs):
         np.matmul(Ug[grp], V, out=M)
         nn_conv_kernels.wino_w_output(M, bg[grp], oflat, ooff, Ho, Wo, q0, nb, J, Y)
 
-    _par.run(block, [(n, grp, q0, nb) for n in range(N) for grp in range(groups)
-                     for q0, nb in _blocks(Ho, nq)], macs >= _PAR_MIN_MACS)
+    par.run(block, [(n, grp, q0, nb) for n in range(N) for grp in range(groups)
+                     for q0, nb in _blocks(Ho, nq)], macs >= gates.CONV_GEMM_THREADS_MIN)
     return None if rejected else out
 
 
@@ -419,10 +418,10 @@ def conv_transpose3d(x, w, b, stride, padding, output_padding, dilation, groups)
                  (Di, Hi, Wi))
     Pin = Di * Hi * Wi
     macs = N * Cin * Pin * Cout_g * kvol
-    parallel = macs >= _PAR_MIN_MACS
+    parallel = macs >= gates.CONV_GEMM_THREADS_MIN
     nchunk = 1
-    if parallel and N * groups < _BALANCE_THREADS:  # (a chunk's rows set its GEMM's shape)
-        nchunk = min(Cout_g, _BALANCE_THREADS)
+    if parallel and N * groups < gates.NN_BALANCE_THREADS:
+        nchunk = min(Cout_g, gates.NN_BALANCE_THREADS)  # (a chunk's rows set its GEMM's shape)
     step = -(-Cout_g // nchunk)
     chunks = [(c0, min(Cout_g, c0 + step)) for c0 in range(0, Cout_g, step)]
     x3 = x.reshape(N, Cin, Pin)
@@ -439,10 +438,10 @@ def conv_transpose3d(x, w, b, stride, padding, output_padding, dilation, groups)
         ooff = (n * Cout + grp * Cout_g + c0) * Do * Ho * Wo
         for q0, nqb in _blocks(Di * Hi, nq):
             m = nqb * Wi
-            col = _par.scratch("col2im", (R, m), dtype)
+            col = par.scratch("col2im", (R, m), dtype)
             np.matmul(wT, xg[:, q0 * Wi:q0 * Wi + m], out=col)
             nn_conv_kernels.col2im(col, g, c1 - c0, q0, nqb, oflat, ooff)
 
-    _par.run(item_fn, [(n, grp, c0, c1) for n in range(N) for grp in range(groups)
+    par.run(item_fn, [(n, grp, c0, c1) for n in range(N) for grp in range(groups)
                        for c0, c1 in chunks], parallel)
     return out
