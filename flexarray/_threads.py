@@ -6,7 +6,8 @@ busy core simply takes fewer pieces). ``FLEXARRAY_NUM_THREADS`` sets the thread 
 (default: the CPUs this process may run on).
 
 - :func:`run_items` calls ``fn(item)`` for every item across the pool;
-  :func:`run_split` cuts ``[0, total)`` into pieces for a kernel ``fn(*args, lo, hi)``.
+  :func:`run_split` cuts ``[0, total)`` into pieces for a kernel ``fn(*args, lo, hi)``;
+  :func:`threads_for` is the one rule for a thread count under a gate.
 - The helpers linger ~2 ms after each job, polling for the next one in a ``nogil`` kernel
   before they block, and are pinned to CPUs of their own; the caller is pinned to the
   first CPU for the duration of a call (see :class:`_Pool` and :class:`_Pinned` for the
@@ -52,6 +53,12 @@ _blas_spins_until = 0.0  # time.perf_counter() until which BLAS's threads may sp
 def workers() -> int:
     """Number of threads a parallel call uses, the caller included (``NTHREADS``)."""
     return NTHREADS
+
+
+def threads_for(work, gate) -> int:
+    """Threads for ``work`` (in the gate's unit) under the thread gate ``gate`` (a value of
+    ``flexarray._engines.gates``; None: never): ``NTHREADS`` from the gate on, else 1."""
+    return NTHREADS if gate is not None and work >= gate else 1
 
 
 def runs_inline() -> bool:

@@ -3,13 +3,16 @@
 Layers, bottom to top (docs/architecture.md draws them):
 
 0. settings and memory: the gate table, the result-memory pool
-1. kernels: ``flexarray._kernels`` (Numba; below the array object, so they see NumPy only),
-   the one thread pool they run on (``_threads``: its helpers poll with a kernel), and
-   NumPy's BLAS on that pool (``_blas``)
+1. kernels: ``flexarray._kernels`` (Numba; below the array object, so they see NumPy only,
+   and write into the output they are given), the one thread pool they run on
+   (``_threads``: its helpers poll with a kernel), and NumPy's BLAS on that pool (``_blas``)
 2. storage: dtypes, the device, buffers and copy-on-write
 3. the array object
-4. engine choice and argument checks: ``_engines.dispatch``, ``_helpers``
-5. the standard's chapters, one module each (they do not import each other)
+4. engines and argument checks: ``_engines.<family>``, one module per family, the only place
+   that chooses between a kernel, NumPy and threads for it (and allocates the kernels'
+   outputs); ``_engines.dispatch``; ``_helpers``
+5. the standard's chapters, one module each (they do not import each other, nor kernels nor
+   the thread pool: they validate and call their engine)
 6. operators and NumPy's protocols, installed on the array from one table
 7. extensions: ``linalg``, ``fft``, ``nn``; NumPy-named extensions (``_extensions``,
    ``lib``) and the Dask registration
@@ -31,14 +34,13 @@ CHAPTERS = ["_creation", "_data_type_functions", "_elementwise", "_indexing", "_
 
 #: module (or package prefix) -> layer; the longest matching prefix wins
 LAYERS = {
-    "flexarray._version": 0, "flexarray._engines": 0, "flexarray._engines.gates": 0,
-    "flexarray._memory": 0,
+    "flexarray._version": 0, "flexarray._engines.gates": 0, "flexarray._memory": 0,
     "flexarray._kernels": 1, "flexarray._threads": 1, "flexarray._blas": 1,
     "flexarray._dtypes": 2, "flexarray._device": 2, "flexarray._buffer": 2,
     "flexarray._array": 3,
+    "flexarray._engines": 4,  # the engines: every module of the package but gates
     "flexarray._engines.dispatch": 4, "flexarray._helpers": 4, "flexarray._special": 4,
     "flexarray._reductions": 4,
-    "flexarray._engines.nn": 4,
     "flexarray._engines.nn": 4,
     **{f"flexarray.{c}": 5 for c in CHAPTERS},
     "flexarray._protocols": 6,
@@ -135,8 +137,78 @@ def test_no_import_cycle():
 
 def test_kernels_import_no_flexarray_module_above_them():
     """Kernels see NumPy arrays only: of flexarray they use their own package, the thread
-    pool, the gate table and the result-memory pool."""
+    pool and the gate table (see also the rules below)."""
     for mod, targets in GRAPH.items():
         if mod.startswith("flexarray._kernels"):
             bad = [t for t, _ in targets if layer(t) > 1]
             assert not bad, f"{mod} imports {bad}"
+
+
+# --- the engine layer: chapters call engines, engines call kernels, nothing climbs back ------
+
+#: modules whose rule below still fails for a part that moves in the engine restructure of
+#: another family, with what is left (not strict: they pass once it has moved)
+_LEFT = {
+    "flexarray.fft": "the FFT's engine choice (rfft/pocketfft kernels) still sits in fft.py",
+    "flexarray.linalg": "the tall-matrix kernel (_kernels.linalg.tall) is still called from "
+                        "linalg.py",
+    "flexarray._kernels.fft.pocket": "pocket's results are still allocated from _memory in "
+                                     "the kernel (the FFT engine is to pass them)",
+    "flexarray._kernels.linalg.tall": "tall's factors are still allocated from _memory in the "
+                                      "kernel (the linalg engine is to pass them)",
+}
+
+
+def _cases(mods):
+    return [pytest.param(m, marks=pytest.mark.xfail(reason=_LEFT[m], strict=False))
+            if m in _LEFT else m for m in mods]
+
+
+def _kernel_or_pool(target):
+    return target == "flexarray._kernels" or target.startswith("flexarray._kernels.") or \
+        target == "flexarray._threads"
+
+
+@pytest.mark.parametrize("mod", _cases(sorted(f"flexarray.{c}" for c in CHAPTERS)))
+def test_chapters_import_no_kernel_nor_the_thread_pool(mod):
+    """A chapter validates and calls its engine (``flexarray._engines.<family>``), which
+    chooses kernel, NumPy or threads: no chapter imports a kernel module or ``_threads``."""
+    bad = [(t, n) for t, n in GRAPH[mod] if _kernel_or_pool(t)]
+    assert not bad, f"{mod} imports " + ", ".join(f"{t} (line {n})" for t, n in bad)
+
+
+_FRONTS = sorted(m for m in GRAPH if m in ("flexarray.fft", "flexarray.linalg", "flexarray.nn")
+                 or m.startswith("flexarray.nn."))
+
+
+@pytest.mark.parametrize("mod", _cases(_FRONTS))
+def test_extension_fronts_import_no_kernel(mod):
+    """``flexarray.fft``, ``flexarray.linalg`` and ``flexarray.nn`` validate and call their
+    engines, as the chapters do: no kernel module is imported from them."""
+    bad = [(t, n) for t, n in GRAPH[mod] if t == "flexarray._kernels" or
+           t.startswith("flexarray._kernels.")]
+    assert not bad, f"{mod} imports " + ", ".join(f"{t} (line {n})" for t, n in bad)
+
+
+@pytest.mark.parametrize("mod", _cases(sorted(m for m in GRAPH
+                                              if m.startswith("flexarray._kernels"))))
+def test_kernels_import_no_engine_nor_the_memory_pool(mod):
+    """Kernels write into the output they are given (their engine allocates it, from
+    ``_memory`` where it is large) and take the thread count they are given: of the engine
+    layer's package they read the gate table only."""
+    bad = [(t, n) for t, n in GRAPH[mod] if t == "flexarray._memory" or (
+        (t == "flexarray._engines" or t.startswith("flexarray._engines."))
+        and t != "flexarray._engines.gates")]
+    assert not bad, f"{mod} imports " + ", ".join(f"{t} (line {n})" for t, n in bad)
+
+
+def test_the_engine_layer_sits_between_chapters_and_kernels():
+    """Every engine module (``flexarray._engines`` but the gate table) is at the layer below
+    the chapters and above the kernels and the thread pool."""
+    engines = [m for m in GRAPH if m.startswith("flexarray._engines.") and
+               m != "flexarray._engines.gates"]
+    assert engines
+    for m in engines:
+        assert layer("flexarray._kernels") < layer(m) < min(layer(f"flexarray.{c}")
+                                                             for c in CHAPTERS), m
+        assert layer("flexarray._threads") < layer(m), m

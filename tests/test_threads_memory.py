@@ -85,14 +85,11 @@ def _run_all(jobs, start, rounds=2):
 def low_thread_gates(monkeypatch):
     """Thread gates moved down (they are measured, bench/bench_threads.py, and sit at 2M-32M
     elements): mid-sized work takes the threaded paths."""
-    from flexarray import _elementwise
-    from flexarray._kernels.copy import gather, strided
-    from flexarray._kernels.elementwise import select
-    monkeypatch.setattr(_elementwise, "MEMORY_PARALLEL_BYTES", 8 << 12)
-    for mod, name in [(_elementwise, "PARALLEL_MIN"),
-                      (_elementwise, "COMPUTE_PARALLEL_MIN"), (select, "PARALLEL_MIN"),
-                      (gather, "PARALLEL_MIN"), (strided, "PARALLEL_MIN")]:
-        monkeypatch.setattr(mod, name, 1 << 12)
+    from flexarray._engines import gates
+    monkeypatch.setattr(gates, "ELEMENTWISE_THREADS_MIN_BYTES", 8 << 12)
+    for name in ("ELEMENTWISE_COMPUTE_THREADS_MIN", "SELECT_THREADS_MIN", "GATHER_THREADS_MIN",
+                 "COPY_THREADS_MIN"):
+        monkeypatch.setattr(gates, name, 1 << 12)
 
 
 @pytest.mark.parametrize("shared", [False, True], ids=["inline", "shared pool"])
@@ -320,10 +317,12 @@ def test_elementwise_thread_gates_by_kind_of_work(dtype, func, n, threaded, monk
     """Compute-bound (ufunc, dtype) pairs split from their own, lower gate; every split
     gives NumPy's bits."""
     from flexarray import _elementwise, _threads
-    monkeypatch.setattr(_elementwise, "MEMORY_PARALLEL_BYTES", 8 << 13)
-    monkeypatch.setattr(_elementwise, "COMPUTE_PARALLEL_MIN", 1 << 10)
-    monkeypatch.setattr(_elementwise, "PARALLEL_MIN", 1 << 10)
+    from flexarray._engines import elementwise as engine
+    from flexarray._engines import gates
+    monkeypatch.setattr(gates, "ELEMENTWISE_THREADS_MIN_BYTES", 8 << 13)
+    monkeypatch.setattr(gates, "ELEMENTWISE_COMPUTE_THREADS_MIN", 1 << 10)
     monkeypatch.setattr(_elementwise, "_FAST_MAX", 1 << 10)
+    monkeypatch.setattr(engine, "FAST_MAX", 1 << 10)
     monkeypatch.setattr(_threads, "NTHREADS", max(2, _threads.NTHREADS))
     calls = []
     real = _threads.run_split
