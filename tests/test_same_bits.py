@@ -1,8 +1,8 @@
 """The same bits on any thread (docs/architecture.md, "Same bits on any thread").
 
 Reductions (sum, prod, mean, var, std, max, min, the nan-forms, cumulative sums, vecdot,
-vector norms), matrix products (the pieces of ``_blas``, integer and half-float products),
-convolution, pooling, attention and the real FFT must give bit-identical results for the
+vector norms), matrix products (the pieces of ``_engines.matmul``, integer and half-float
+products), convolution, pooling, attention and the real FFT must give bit-identical results for the
 same input whether they run on the main thread or another one, inline or on the pool, with
 any ``FLEXARRAY_NUM_THREADS``. The reference of each result is the same call under every
 other setting: each setting runs in a subprocess of its own (the thread count is read at
@@ -102,7 +102,7 @@ def reduction_cases(rows, cols):
 
 
 def matmul_cases(k):
-    """The products ``_blas`` cuts into pieces (a long inner dimension, a large shallow
+    """The products ``_engines.matmul`` cuts into pieces (a long inner dimension, a large shallow
     result, a thin result), and integer and half-float products."""
     import flexarray as xp
     cases = []
@@ -196,10 +196,9 @@ def split_row_fft_cases(n):
 # --- the gates, lowered so that small inputs take the threaded paths -------------------
 
 def lower_gates():
-    from flexarray import _blas, _linear_algebra, _reductions
+    from flexarray import _reductions
     from flexarray._engines import dispatch
     from flexarray._kernels.fft import rfft
-    from flexarray._kernels.linalg import matmul
     from flexarray._kernels.reductions import reduce as kreduce
     from flexarray._engines import gates
     _reductions._SPLIT_MIN_BYTES = 1 << 16
@@ -208,13 +207,13 @@ def lower_gates():
     kreduce.MINMAX_PARALLEL_MIN = 1 << 16
     kreduce.OVERLAP_PARALLEL_MIN = 0
     dispatch._NAN_MIN = 1 << 12
-    _blas._SPLIT_K_MIN_K = 256
-    _blas._SPLIT_K_MIN_MN = 4
-    _blas._SPLIT_K_ASPECT = 2
-    _blas._SPLIT_MN_MIN_BYTES = 1 << 12
-    _blas._SINGLE_MAX = 1 << 10
-    _linear_algebra._BLAS_THREADED_MIN = 0
-    matmul.PARALLEL_MIN = 0
+    gates.MATMUL_SPLIT_K_MIN_K = 256
+    gates.MATMUL_SPLIT_K_MIN_MN = 4
+    gates.MATMUL_SPLIT_K_ASPECT = 2
+    gates.MATMUL_SPLIT_MN_MIN_BYTES = 1 << 12
+    gates.BLAS_SINGLE_THREAD_MAX_MACS = 1 << 10
+    gates.BLAS_THREADED_MIN_MACS = 0
+    gates.INT_MATMUL_THREADS_MIN = 0
     gates.CONV_GEMM_THREADS_MIN = 0
     gates.CONV_DIRECT_THREADS_MIN = 0
     gates.ATTENTION_THREADS_MIN = 0
@@ -390,6 +389,41 @@ def test_large_sums_give_numpys_bits():
                 want = np.asarray(np.add.reduce(v, axis))
                 assert got.tobytes() == want.tobytes(), (dt, v.strides, axis)
     del xp
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_extrema_over_every_axis_have_one_zero_sign_and_nan(op, monkeypatch):
+    """Over every axis of a large float array, max and min are cut over the pool; the sign
+    of a zero result and a NaN result (which NumPy's loop leaves to the order it met the
+    elements in) are canonical, inline and on the pool alike: a zero max is +0 when the
+    array holds a +0 (IEEE 754's maximum), a zero min -0 when it holds a -0, a NaN the
+    default one."""
+    import flexarray as xp
+    from flexarray import _reductions, _threads
+    monkeypatch.setattr(_reductions, "_SPLIT_MIN_BYTES", 1 << 16)
+    monkeypatch.setattr(_threads, "_blas_spins_until", 0.0)
+    sign = 1.0 if op == "max" else -1.0
+    n = 1 << 17  # (above dispatch.KERNEL_MIN: smaller ones are NumPy's single call)
+    base = -sign * np.abs(np.random.default_rng(42).standard_normal(n)) - sign
+    cases = []
+    for where in ([0], [n - 1], [5, n // 2], list(range(0, n, 97))):
+        v = base.copy()
+        v[where] = -sign * 0.0                # the "wrong" zero everywhere it is zero ...
+        cases.append((v, np.copysign(0.0, -sign)))
+        w = v.copy()
+        w[where[-1]] = sign * 0.0             # ... and once the extremal zero: it wins
+        cases.append((w, np.copysign(0.0, sign)))
+    nan = base.copy()
+    nan[[3, n - 2]] = [np.float64(np.nan), -np.float64(np.nan)]
+    for v, want in cases:
+        for nthreads, inline in ((1, True), (2, False), (3, False), (8, False)):
+            monkeypatch.setattr(_threads, "NTHREADS", nthreads)
+            monkeypatch.setattr(_threads, "runs_inline", lambda inline=inline: inline)
+            got = float(getattr(xp, op)(xp.asarray(v)))
+            assert got == 0.0 and np.signbit(got) == np.signbit(want), (nthreads, got, want)
+            assert np.isnan(float(getattr(xp, op)(xp.asarray(nan))))
+            r = np.asarray(getattr(xp, op)(xp.asarray(nan)))
+            assert r.tobytes() == np.asarray(np.nan).tobytes()
 
 
 if __name__ == "__main__":
