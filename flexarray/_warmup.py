@@ -172,16 +172,19 @@ def _matmul(only=None):
     for dt in _dtypes(("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                        "uint64")):
         a = np.ones((4, 5), dt)
-        matmul.int_matmul(a, a.T)
-        matmul.int_matmul(a, a.T[:, ::2])
-    for dt in _dtypes(("float16", "bfloat16")):
+        matmul.int_matmul(a, a.T, np.zeros((4, 4), dt))
+        matmul.int_matmul(a, a.T[:, ::2], np.zeros((4, 3), dt))
+    from flexarray._kernels.elementwise import half
+    for dt in _dtypes(("float16", "bfloat16")):     # (the half products' conversions)
         a = np.ones((4, 5), dt)
-        matmul.half_matmul(a, a.T)
+        half.from_float32(np.matmul(half.to_float32(a), half.to_float32(a.T)), dt)
 
 
 def _threads(only=None):
-    from flexarray._kernels.nn.common import linger
-    linger(np.zeros(8, np.int64), 0, 1)
+    import flexarray as xp
+    # a call large enough to split over the pool's threads: the pool's helpers poll with
+    # a kernel of their own, compiled when the pool starts
+    xp.exp(xp.ones(1 << 22, dtype=xp.float32))
 
 
 RECIPES = {             # (the longest first: ``warm`` hands them out in this order)

@@ -139,16 +139,17 @@ def test_cache_shared_between_processes(tmp_path):
     cache = tmp_path / "cache"
     code = """
         from flexarray._kernels import cache_dir
-        from flexarray._kernels.nn.common import linger
-        v = int(linger(np.ones(8, np.int64), 0, 3))
-        print(json.dumps({"compiles": compiles, "v": v, "dir": cache_dir()}))
+        from flexarray._kernels.sort.counting import _dense
+        a, c, f, k = np.array([2, 0, 2], np.int64), *(np.zeros(3, np.int64) for _ in range(3))
+        _dense(a, np.int64(0), c, f, k)
+        print(json.dumps({"compiles": compiles, "v": c.tolist(), "dir": cache_dir()}))
     """
     first = _run(code, cache, background="0")
-    assert first["compiles"] == ["linger"] and first["v"] == 1
+    assert first["compiles"] == ["_dense"] and first["v"] == [1, 0, 2]
     again = _run(code, cache, background="0")
     assert again["compiles"] == [] and again["dir"] == first["dir"]
     other = _run(code, cache, {"NUMBA_CPU_NAME": "generic"}, background="0")
-    assert other["compiles"] == ["linger"] and other["v"] == 1
+    assert other["compiles"] == ["_dense"] and other["v"] == [1, 0, 2]
     # read-only: os.access says so (the tests may run as root, who can write anywhere)
     ro = """
         import os
@@ -157,15 +158,18 @@ def test_cache_shared_between_processes(tmp_path):
         os.access = lambda p, m, **k: False if (m & os.W_OK and str(p).startswith(shared)) \\
             else _access(p, m, **k)
         from flexarray._kernels import cache_dir
-        from flexarray._kernels.nn.common import linger
-        from flexarray._kernels.nn.common import _valid_range
-        v = int(linger(np.ones(8, np.int64), 0, 3))
-        lo_hi = _valid_range(5, -1, 1, 5)
-        print(json.dumps({"compiles": compiles, "v": v, "dir": cache_dir(), "r": list(lo_hi)}))
+        from flexarray._kernels.sort.counting import _dense
+        from flexarray._kernels.sort.ties import _ties
+        a, c, f, k = np.array([2, 0, 2], np.int64), *(np.zeros(3, np.int64) for _ in range(3))
+        _dense(a, np.int64(0), c, f, k)
+        p = np.array([[1, 0, 2]], np.int64)
+        _ties(np.array([[5.0, 5.0, 7.0]]), p, 10)
+        print(json.dumps({"compiles": compiles, "v": c.tolist(), "dir": cache_dir(),
+                          "r": p.tolist()}))
     """
     before = {p: p.stat().st_mtime for p in cache.rglob("*") if p.is_file()}
     out = _run(ro, cache, background="0")
-    assert out["compiles"] == ["_valid_range"] and out["v"] == 1 and out["r"] == [1, 5]
+    assert out["compiles"] == ["_ties"] and out["v"] == [1, 0, 2] and out["r"] == [[0, 1, 2]]
     assert out["dir"].startswith(str(tmp_path / "cache-user"))
     after = {p: p.stat().st_mtime for p in cache.rglob("*") if p.is_file()}
     assert after == before                      # nothing written into the shared cache
@@ -345,8 +349,8 @@ def test_failures_fall_back_to_compiling_here(monkeypatch):
     """A background process that cannot start, or fails a compile ``MAX_ASKS`` times, makes
     the call compile on the caller's thread (``available`` says True) instead of serving
     stand-ins for ever."""
-    from flexarray._kernels.nn.common import _valid_range
-    args = (np.int8(3), np.int16(0), np.int32(1), np.uint8(3))   # a signature never compiled
+    from flexarray._kernels.sort.ties import _ties as kernel
+    args = (np.zeros((1, 1), np.int8), np.zeros((1, 1), np.int16), 3)   # never compiled
     monkeypatch.setenv(_warm.ENV, "1")
     monkeypatch.setattr(_warm, "load", lambda disp, sig: False)
     monkeypatch.setattr(_warm, "_probed", {})
@@ -355,7 +359,7 @@ def test_failures_fall_back_to_compiling_here(monkeypatch):
         raise OSError("no interpreter")
     monkeypatch.setattr(_warm, "_spawn", no_process)
     monkeypatch.setattr(_warm, "_broken", False)
-    assert _warm.available(_valid_range, args) is True
+    assert _warm.available(kernel, args) is True
     assert _warm._broken
 
     class Dead:                                  # a process that ends without compiling
@@ -368,7 +372,7 @@ def test_failures_fall_back_to_compiling_here(monkeypatch):
     monkeypatch.setattr(_warm, "_asked", set())
     monkeypatch.setattr(_warm, "_asks", {})
     monkeypatch.setattr(_warm, "RECHECK_SECONDS", 0.0)
-    answers = [_warm.available(_valid_range, args) for _ in range(_warm.MAX_ASKS + 1)]
+    answers = [_warm.available(kernel, args) for _ in range(_warm.MAX_ASKS + 1)]
     assert answers == [False] * _warm.MAX_ASKS + [True]
 
 
