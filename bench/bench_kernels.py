@@ -32,6 +32,9 @@ from flexarray._kernels.reductions import argminmax  # noqa: E402
 from flexarray._kernels.copy import strided as copy  # noqa: E402
 from flexarray._kernels.elementwise import half  # noqa: E402
 from flexarray._kernels.linalg import matmul  # noqa: E402
+from flexarray._engines import gates  # noqa: E402
+from flexarray._engines import matmul as matmul_engine  # noqa: E402
+from flexarray._threads import threads_for  # noqa: E402
 from _harness import batch, best, comparison_table, fmt, fmt_ratio, meta, rounds, torch, write_json  # noqa: E402
 
 if torch is not None:
@@ -121,13 +124,16 @@ def cases(quick):
     k = 512 if quick else 1024
     ia = rng.integers(-1000, 1000, (k, k)).astype(np.int32)
     ib = rng.integers(-1000, 1000, (k, k)).astype(np.int32)
-    fns = {"numpy": lambda: ia @ ib, "flexarray": lambda: matmul.int_matmul(ia, ib)}
+    nth = threads_for(k ** 3, gates.INT_MATMUL_THREADS_MIN)
+    fns = {"numpy": lambda: ia @ ib,
+           "flexarray": lambda: matmul.int_matmul(ia, ib, np.zeros((k, k), np.int32), nth)}
     if torch is not None:
         tia, tib = torch.from_numpy(ia), torch.from_numpy(ib)
         fns["torch"] = lambda: tia @ tib
     out.append((f"int32 matmul {k}", fns))
     ha = rng.standard_normal((k // 2, k // 2)).astype(np.float16)
-    fns = {"numpy": lambda: ha @ ha, "flexarray": lambda: matmul.half_matmul(ha, ha)}
+    fns = {"numpy": lambda: ha @ ha,
+           "flexarray": lambda: matmul_engine.product(ha, ha, np.dtype(np.float16))}
     if torch is not None:
         tha = torch.from_numpy(ha)
         fns["torch"] = lambda: tha @ tha
@@ -158,7 +164,8 @@ steps = [
     ("copy 4-byte items", lambda: copy.copy_into(np.empty((64, 64), np.float32), a.T)),
     ("argmax float32, outer mode", lambda: argminmax.argmax(a, 0)),
     ("argmax float32, inner mode", lambda: argminmax.argmax(a[:, ::2], 1)),
-    ("int_matmul int32", lambda: matmul.int_matmul(a.astype(np.int32), a.astype(np.int32))),
+    ("int_matmul int32", lambda: matmul.int_matmul(a.astype(np.int32), a.astype(np.int32),
+                                                   np.zeros((64, 64), np.int32))),
 ]
 for name, f in steps:
     t, c = time.perf_counter(), time.process_time()

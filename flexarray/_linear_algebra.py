@@ -1,9 +1,11 @@
 """Linear algebra in the main namespace: matmul, matrix_transpose, tensordot, vecdot.
 
-Engines (see :func:`matmul_np`): float32/64 and complex go to BLAS through NumPy (strided
-operands with a unit inner stride need no copy); float16/bfloat16 compute through float32
-BLAS and round once; integers use exact float64 BLAS when the operands' magnitudes allow it,
-else the Numba kernel (NumPy's integer matmul has no BLAS path: int32 1024^3 takes ~4 s).
+The functions validate and call the matrix-product engine (``flexarray._engines.matmul``):
+float32/64 and complex go to BLAS through NumPy (strided operands with a unit inner stride
+need no copy), on the thread pool where OpenBLAS's own threads cost more; float16/bfloat16
+compute through float32 BLAS and round once; integers use exact float64 BLAS when the
+operands' magnitudes allow it, else the Numba kernel (NumPy's integer matmul has no BLAS
+path: int32 1024^3 takes ~4 s).
 """
 from __future__ import annotations
 
@@ -14,12 +16,10 @@ import operator
 import numpy as np
 
 from . import _dtypes as _dt
-from . import _blas, _memory
-from ._engines import dispatch
+from . import _memory
 from ._array import Array, wrap
-from ._engines.gates import BLAS_THREADED_MIN_MACS as _BLAS_THREADED_MIN
-from ._engines.gates import VECDOT_STRIDED_MIN as _VECDOT_STRIDED_MIN
-from ._helpers import cast_result, check_array, moved
+from ._engines import matmul as engine
+from ._helpers import check_array
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
 
@@ -45,28 +45,6 @@ def as_compute(a, dt):
     return a.astype(compute_np(dt), copy=False)
 
 
-def matmul_np(a, b, dt):
-    """``np.matmul(a, b)`` semantics for NumPy operands, as a fresh array of flexarray dtype
-    ``dt`` (the promoted dtype; shapes already validated)."""
-    if _dt.KIND[dt] in "iu":
-        a, b = a.astype(dt, copy=False), b.astype(dt, copy=False)
-        r = dispatch.int_matmul(a, b, dt)
-        return np.asarray(np.matmul(a, b) if r is None else r)
-    if dt in _dt.HALF:
-        a, b = a.astype(dt, copy=False), b.astype(dt, copy=False)
-        r = dispatch.half_matmul(a, b)
-        if r is not None:
-            return r
-    ct = compute_np(dt)
-    a, b = a.astype(ct, copy=False), b.astype(ct, copy=False)
-    out = None
-    if a.ndim == b.ndim == 2 and a.shape[0] * b.shape[1] * ct.itemsize >= _memory.POOL_MIN:
-        # a large product into warm pooled memory: a fresh block costs a page fault per
-        # page (256 x 64 @ 64 x 50,000 float64, 102 MB: ~12 ms of its ~27 ms)
-        out = _memory.empty((a.shape[0], b.shape[1]), ct)
-    return cast_result(_blas.matmul(a, b, out), dt)
-
-
 _BLAS_DTYPES = frozenset({_dt.float32, _dt.float64, _dt.complex64, _dt.complex128})
 
 
@@ -76,14 +54,11 @@ def matmul(x1, x2, /):
     if type(x1) is Array and type(x2) is Array and x1._dtype is x2._dtype and \
             x1._dtype in _BLAS_DTYPES:
         # the common case (~2 us less): two matrices of one BLAS dtype, a result too
-        # small for the result pool: NumPy's matmul (through _blas from BLAS's own
-        # threading threshold: its threads, or a split of a long inner dimension)
+        # small for the result pool: the engine's BLAS product, no further checks
         a, b = x1._arr, x2._arr
         if a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0] and \
                 a.shape[0] * b.shape[1] * a.itemsize < _memory.POOL_MIN:
-            if a.size * b.shape[1] <= _BLAS_THREADED_MIN:
-                return wrap(np.matmul(a, b))  # (one thread in BLAS too)
-            return wrap(_blas.matmul(a, b))
+            return wrap(engine.matmul(a, b))
     dt = numeric_pair("matmul", x1, x2)
     s1, s2 = x1.shape, x2.shape
     if not s1 or not s2:
@@ -100,7 +75,7 @@ def matmul(x1, x2, /):
     except ValueError:
         raise ValueError(f"matmul: the batch dimensions of x1 {s1} and x2 {s2} do not "
                          f"broadcast") from None
-    return wrap(matmul_np(x1._arr, x2._arr, dt))
+    return wrap(engine.product(x1._arr, x2._arr, dt))
 
 
 def matrix_transpose(x, /):
@@ -162,7 +137,7 @@ def tensordot(x1, x2, /, *, axes=2):
     a = x1._arr.transpose(free1 + ax1).reshape(math.prod(shape1), k)
     b = x2._arr.transpose(ax2 + free2).reshape(k, math.prod(shape2))
     out_shape = shape1 + shape2
-    r = matmul_np(a, b, dt).reshape(out_shape)
+    r = engine.product(a, b, dt).reshape(out_shape)
     return wrap(r)
 
 
@@ -187,18 +162,5 @@ def vecdot(x1, x2, /, *, axis=-1):
     except ValueError:
         raise ValueError(f"vecdot: shapes {x1.shape} and {x2.shape} do not broadcast") from None
     ct = compute_np(dt)
-    a, b = x1._arr.astype(ct, copy=False), x2._arr.astype(ct, copy=False)
-    if dt in _BLAS_DTYPES and builtins.max(a.size, b.size) >= _VECDOT_STRIDED_MIN and (
-            a.strides[axis] != a.itemsize or b.strides[axis] != b.itemsize):
-        # NumPy's vecdot walks a strided axis element by element (50,000 x 64 along axis 0:
-        # ~23 ms); einsum's loop runs along the contiguous one (~1.8 ms)
-        if dt.kind == "c":
-            a = np.conjugate(a)
-        with np.errstate(all="ignore"):
-            if axis != -1:
-                a, b = moved(a, axis, -1), moved(b, axis, -1)
-            r = np.einsum("...i,...i->...", a, b)
-        return wrap(cast_result(np.asarray(r), dt))
-    with np.errstate(all="ignore"):
-        r = np.vecdot(a, b, axis=axis)
-    return wrap(cast_result(r, dt))
+    return wrap(engine.vecdot(x1._arr.astype(ct, copy=False), x2._arr.astype(ct, copy=False),
+                              axis, dt))

@@ -85,9 +85,9 @@ def off_the_pool() -> bool:
 
 
 def blas_ran() -> None:
-    """Note a call that ran in NumPy's BLAS's own threads (``_blas``): they spin-wait for
-    the next call for a while, and parallel calls until then run inline (two threads
-    beside a spinning one lose to one: see ``gates.BLAS_SPIN_SECONDS``)."""
+    """Note a call that ran in NumPy's BLAS's own threads (``_engines/matmul.py``): they
+    spin-wait for the next call for a while, and parallel calls until then run inline (two
+    threads beside a spinning one lose to one: see ``gates.BLAS_SPIN_SECONDS``)."""
     global _blas_spins_until
     if NTHREADS > 1:
         _blas_spins_until = time.perf_counter() + _BLAS_SPIN_SECONDS

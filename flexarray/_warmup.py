@@ -173,7 +173,7 @@ def _matmul(only=None):
                        "uint64")):
         a = np.ones((4, 5), dt)
         matmul.int_matmul(a, a.T, np.zeros((4, 4), dt))
-        matmul.int_matmul(a, a.T[:, ::2], np.zeros((4, 3), dt))
+        matmul.int_matmul(a, a.T[:, ::2], np.zeros((4, 2), dt))
     from flexarray._kernels.elementwise import half
     for dt in _dtypes(("float16", "bfloat16")):     # (the half products' conversions)
         a = np.ones((4, 5), dt)

@@ -6,7 +6,9 @@ integers with ``astype``), products (``cross``, ``outer``, ``trace``, ``matmul``
 ``tensordot``, ``vecdot``) take any numeric dtype. float16/bfloat16 compute in float32 and
 round once. Results with named fields are named tuples (``EighResult``, ``EigResult``,
 ``QRResult``, ``SlogdetResult``, ``SVDResult``). A singular or non positive-definite input
-raises ``LinAlgError`` (NumPy's, a ValueError subclass).
+raises ``LinAlgError`` (NumPy's, a ValueError subclass). The matrix-product engine
+(``flexarray._engines.matmul``) runs the products and the SVD of tall matrices and gives
+LAPACK's calls their threads.
 """
 from __future__ import annotations
 
@@ -17,14 +19,13 @@ from typing import NamedTuple
 import ml_dtypes
 import numpy as np
 
-from . import _blas
 from . import _dtypes as _dt
 from ._array import Array, copy_of, view_of, wrap
-from ._engines import gates
+from ._engines import matmul as engine
 from ._helpers import (cast_result, check_array, check_bool, check_int, ignore_fp_errors,
                        normalize_axes)
-from ._linear_algebra import (as_compute, compute_np, matmul, matmul_np, matrix_transpose,
-                              numeric_pair, tensordot, vecdot)
+from ._linear_algebra import (as_compute, compute_np, matmul, matrix_transpose, numeric_pair,
+                              tensordot, vecdot)
 from ._statistical import accumulation_dtype, sum_np
 
 __all__ = ["cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
@@ -114,7 +115,7 @@ def _lapack(func, f, a, *args, **kwargs):
     """Call NumPy's LAPACK wrapper ``f`` on the matrices ``a`` (and ``args``); its
     LinAlgError names our function."""
     try:
-        with ignore_fp_errors(), _blas.lapack_threads(a):
+        with ignore_fp_errors(), engine.lapack_threads(a):
             return f(a, *args, **kwargs)
     except LinAlgError as e:
         raise LinAlgError(f"{func}: {e}") from None
@@ -196,33 +197,13 @@ def svd(x, /, *, full_matrices=True):
     dt = _matrices("svd", x)
     check_bool(full_matrices, "svd", "full_matrices")
     a = as_compute(x._arr, dt)
-    r = None if full_matrices else _tall_svd(a)  # (None for input with inf or NaN)
+    r = None if full_matrices else engine.tall_svd(a)  # (None for input with inf or NaN)
     u, s, vh = r or _lapack("svd", np.linalg.svd, _no_inf(a), full_matrices=full_matrices)
     return SVDResult(_out(u, dt), _out(s, _real(dt)), _out(vh, dt))
 
 
-def _tall_svd(a, compute_uv=True):
-    """The reduced SVD of a single tall or wide matrix through Cholesky QR (several times
-    faster than LAPACK's there: see ``_kernels.linalg.tall``), in float64/complex128; None
-    where it does not apply or does not gain (then LAPACK runs)."""
-    if a.ndim != 2 or a.size < gates.TALL_SVD_MIN:
-        return None
-    lo, hi = sorted(a.shape)
-    if lo == 0 or hi < gates.TALL_SVD_ASPECT * lo:
-        return None
-    from ._kernels.linalg import tall  # (imports Numba: only here)
-    wide = a.shape[0] < a.shape[1]
-    w = a.conj().T if wide else a
-    r = tall.tall_svd(w.astype(np.result_type(w.dtype, np.float64), copy=False),
-                      compute_uv=compute_uv)
-    if r is None or not compute_uv or not wide:
-        return r
-    u, s, vh = r  # of x^H = U S Vh, so x = Vh^H S U^H
-    return vh.conj().T, s, u.conj().T
-
-
 def _svdvals_np(a, func="svdvals"):
-    s = _tall_svd(a, compute_uv=False)
+    s = engine.tall_svd(a, compute_uv=False)
     return s if s is not None else _lapack(func, np.linalg.svd, a, compute_uv=False)
 
 
@@ -342,11 +323,11 @@ def matrix_power(x, n, /):
     result = None
     while True:  # binary powering: ~2 log2(n) products
         if n & 1:
-            result = a if result is None else matmul_np(result, a, cdt)
+            result = a if result is None else engine.product(result, a, cdt)
         n >>= 1
         if not n:
             break
-        a = matmul_np(a, a, cdt)
+        a = engine.product(a, a, cdt)
     return _out(result, dt)
 
 

@@ -176,8 +176,8 @@ def test_vecdot_against_numpy(data):
 def test_vecdot_along_a_strided_axis_by_einsum(dtype, s1, s2, axis, monkeypatch):
     """Along an axis that is not contiguous (large operands), vecdot runs NumPy's einsum
     along the contiguous axis: NumPy's vecdot values (x1 conjugated), dtype and shape."""
-    from flexarray import _linear_algebra
-    monkeypatch.setattr(_linear_algebra, "_VECDOT_STRIDED_MIN", 0)
+    from flexarray._engines import gates
+    monkeypatch.setattr(gates, "VECDOT_STRIDED_MIN", 0)
     calls = []
     real_einsum = np.einsum
     monkeypatch.setattr(np, "einsum", lambda *a, **k: calls.append(1) or real_einsum(*a, **k))
@@ -247,21 +247,23 @@ def pool_products(monkeypatch):
     """The products on the pool (gates.MATMUL_SPLIT_*) moved down to small sizes, two
     threads, no BLAS spin pending; yields the list of ("k" | "mn", shape, shape) of the
     products that ran there."""
-    from flexarray import _blas, _linear_algebra, _threads
-    if not _blas.blas_libs():
+    from flexarray import _memory, _threads
+    from flexarray._engines import gates
+    from flexarray._engines import matmul as engine
+    if not engine.blas_libs():
         pytest.skip("needs threadpoolctl to run BLAS single-threaded")
     monkeypatch.setattr(_threads, "NTHREADS", 2)
-    monkeypatch.setattr(_blas, "_SPLIT_K_MIN_K", 16)
-    monkeypatch.setattr(_blas, "_SPLIT_K_MIN_MN", 4)
-    monkeypatch.setattr(_blas, "_SPLIT_K_ASPECT", 2)
-    monkeypatch.setattr(_blas, "_SPLIT_MN_MIN_BYTES", 256)
-    monkeypatch.setattr(_linear_algebra._memory, "POOL_MIN", 256)
-    monkeypatch.setattr(_linear_algebra, "_BLAS_THREADED_MIN", 0)  # (all through _blas)
+    monkeypatch.setattr(gates, "MATMUL_SPLIT_K_MIN_K", 16)
+    monkeypatch.setattr(gates, "MATMUL_SPLIT_K_MIN_MN", 4)
+    monkeypatch.setattr(gates, "MATMUL_SPLIT_K_ASPECT", 2)
+    monkeypatch.setattr(gates, "MATMUL_SPLIT_MN_MIN_BYTES", 256)
+    monkeypatch.setattr(_memory, "POOL_MIN", 256)
+    monkeypatch.setattr(gates, "BLAS_THREADED_MIN_MACS", 0)  # (every product to the choice)
     monkeypatch.setattr(_threads, "_blas_spins_until", 0.0)
     calls = []
     for kind in ("k", "mn"):
-        real = getattr(_blas, f"_split_{kind}")
-        monkeypatch.setattr(_blas, f"_split_{kind}", lambda a, b, out, kind=kind, real=real:
+        real = getattr(engine, f"_split_{kind}")
+        monkeypatch.setattr(engine, f"_split_{kind}", lambda a, b, out, kind=kind, real=real:
                             calls.append((kind, a.shape, b.shape)) or real(a, b, out))
     return calls
 
@@ -306,11 +308,12 @@ def test_thin_products_stay_out_of_blas_threads(dtype, two_pools, pool_products,
     rows are contiguous is cut along its rows on the pool; a short one (G^T X) runs with
     BLAS on one thread where SciPy's OpenBLAS sits beside NumPy's, in BLAS's threads
     otherwise; a long result of transposed rows (X^T y) is never cut. NumPy's values."""
-    from flexarray import _blas
-    libs = _blas.blas_libs()
-    monkeypatch.setattr(_blas, "_SINGLE_MAX", 64)
-    monkeypatch.setattr(_blas, "_THIN_MAX", 3)
-    monkeypatch.setattr(_blas, "_two_blas_pools", lambda: two_pools)
+    from flexarray._engines import gates
+    from flexarray._engines import matmul as engine
+    libs = engine.blas_libs()
+    monkeypatch.setattr(gates, "BLAS_SINGLE_THREAD_MAX_MACS", 64)
+    monkeypatch.setattr(gates, "MATMUL_THIN_MAX", 3)
+    monkeypatch.setattr(engine, "_two_blas_pools", lambda: two_pools)
     seen = []
     real = np.matmul
     monkeypatch.setattr(np, "matmul", lambda *a, **k: seen.append(
@@ -337,22 +340,22 @@ def test_two_blas_pools_are_two_blas_libraries(monkeypatch):
     library of its own beside NumPy's."""
     threadpoolctl = pytest.importorskip("threadpoolctl")
     import scipy.linalg  # noqa: F401 (loads SciPy's BLAS)
-    from flexarray import _blas
-    monkeypatch.setattr(_blas, "_two_pools", None)
+    from flexarray._engines import matmul as engine
+    monkeypatch.setattr(engine, "_two_pools", None)
     files = {lib["filepath"] for lib in threadpoolctl.threadpool_info()
              if lib["user_api"] == "blas"}
-    assert _blas._two_blas_pools() is (len(files) >= 2)
-    monkeypatch.setattr(_blas, "_two_pools", None)
+    assert engine._two_blas_pools() is (len(files) >= 2)
+    monkeypatch.setattr(engine, "_two_pools", None)
     monkeypatch.delitem(sys.modules, "scipy.linalg")  # (restored afterwards)
-    assert _blas._two_blas_pools() is False  # (not looked up before SciPy's BLAS loads)
-    assert _blas._two_pools is None
+    assert engine._two_blas_pools() is False  # (not looked up before SciPy's BLAS loads)
+    assert engine._two_pools is None
 
 
 def test_products_stay_whole_without_blas_control(pool_products, monkeypatch):
     """Without threadpoolctl BLAS keeps its threads: splitting would oversubscribe the
     cores, so the products stay one BLAS call each."""
-    from flexarray import _blas
-    monkeypatch.setattr(_blas, "_controllers", [])
+    from flexarray._engines import matmul as engine
+    monkeypatch.setattr(engine, "_controllers", [])
     a = np.random.default_rng(10).standard_normal((64, 8))
     r = xp.matmul(fx(a).mT, fx(a))
     r2 = xp.matmul(fx(a), fx(a).mT)

@@ -254,8 +254,9 @@ def test_parallel_calls_run_inline_while_blas_threads_spin(call, spins, monkeypa
     one: gates.BLAS_SPIN_SECONDS); after small ones, after mid-size ones and products that
     ran on the pool (single-threaded BLAS: no spin), and once the spin is over, the pool
     serves them again."""
-    from flexarray import _blas, _threads
-    if not spins and not _blas.blas_libs():
+    from flexarray import _threads
+    from flexarray._engines import matmul as engine
+    if not spins and not engine.blas_libs():
         pytest.skip("needs threadpoolctl to run BLAS single-threaded")
     monkeypatch.setattr(_threads, "NTHREADS", 2)
     call()
@@ -272,8 +273,8 @@ def test_mid_size_blas_calls_run_single_threaded(monkeypatch):
     """Products and factorizations between BLAS's own threading threshold and
     gates.BLAS_SINGLE_THREAD_MAX_MACS run with BLAS on one thread; larger ones and
     matrix-vector products in BLAS's threads, as they were."""
-    from flexarray import _blas
-    libs = _blas.blas_libs()
+    from flexarray._engines import matmul as engine
+    libs = engine.blas_libs()
     if not libs or max(lib.get_num_threads() for lib in libs) < 2:
         pytest.skip("needs threadpoolctl and a multithreaded BLAS")
     seen = []
@@ -299,7 +300,7 @@ def test_mid_size_blas_calls_run_single_threaded(monkeypatch):
         monkeypatch.setattr(lib, "set_num_threads", lambda n, real=lib.set_num_threads:
                             sets.append(n) or real(n))
     run_threads(lambda k: xp.matmul(_normal(120, 120), _normal(120, 120)), 1)
-    monkeypatch.setattr(_blas, "_two_blas_pools", lambda: True)
+    monkeypatch.setattr(engine, "_two_blas_pools", lambda: True)
     run_threads(lambda k: xp.matmul(_normal(50_000, 3).mT, _normal(50_000, 64)), 1)  # thin
     assert not sets, sets
     xp.matmul(_normal(120, 120), _normal(120, 120))  # (and on the main thread it is set)

@@ -8,7 +8,6 @@ and small calls never import Numba.
 from __future__ import annotations
 
 import importlib
-import math
 
 import ml_dtypes
 import numpy as np
@@ -129,62 +128,3 @@ def nan_reduce(op, a, axes, acc, nan, keepdims):
     if keepdims:
         r = r.reshape(tuple(1 if i in axes else n for i, n in enumerate(a.shape)))
     return r
-
-
-# --- integer matmul ---------------------------------------------------------------------------
-
-_F64_EXACT = 1 << 53  # every integer of magnitude below this is a float64
-_INT_SMALL = gates.INT_MATMUL_BLAS_MAX  # measured: flexarray/_engines/gates.py
-
-
-def _max_abs(a) -> int:
-    if a.size == 0:
-        return 0
-    hi, lo = int(a.max()), int(a.min())
-    return max(abs(hi), abs(lo))
-
-
-def int_matmul(a, b, dt):
-    """``a @ b`` (matmul rules, 1-D operands included) for integer NumPy operands, in NumPy
-    dtype ``dt`` and wrapping on overflow as NumPy does; None when no fast path applies.
-
-    NumPy has no BLAS path for integers (int32 1024^3: ~4 s). Two fast paths:
-
-    - exact float64 BLAS: when ``K * max|a| * max|b| < 2**53`` every product and every
-      partial sum is an integer that float64 represents exactly, in any summation order,
-      so dgemm gives the exact result (wrapped to ``dt`` through int64, as NumPy wraps).
-      Checking the bound costs a min/max pass over each operand. Measured against the
-      Numba kernel: 3-5x faster below ~128^3 (the kernel's per-call setup) and for 64-bit
-      integers at any size (1024^3: ~72 ms vs ~256 ms; no fast 64-bit SIMD multiply);
-      equal for int16/int32 at 1024^3, 2x slower for int8.
-    - the Numba i-k-j kernel (``_kernels/linalg/matmul.py``) otherwise (~65 ms for int32 1024^3,
-      60x NumPy).
-    """
-    k = a.shape[-1]
-    m = a.shape[-2] if a.ndim > 1 else 1
-    n = b.shape[-1] if b.ndim > 1 else 1
-    work = m * n * k * math.prod(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
-    if work == 0:
-        return None
-    blas_first = work < _INT_SMALL or np.dtype(dt).itemsize == 8
-    if blas_first and k * _max_abs(a) * _max_abs(b) < _F64_EXACT:
-        return _exact_float64_matmul(a, b, dt)
-    return _entry("linalg.matmul", "int_matmul")(a, b, dt)
-
-
-def _exact_float64_matmul(a, b, dt):
-    r = np.matmul(a.astype(np.float64), b.astype(np.float64))
-    return np.asarray(r).astype(np.int64).astype(dt, copy=False)
-
-
-# --- float16/bfloat16 matmul ----------------------------------------------------------------
-
-_HALF_MATMUL_MIN = gates.HALF_MATMUL_KERNEL_MIN  # measured: flexarray/_engines/gates.py
-
-
-def half_matmul(a, b):
-    """``a @ b`` for float16/bfloat16 NumPy operands of one dtype: float32 BLAS, rounded
-    once; None below the size gate (the caller converts with NumPy)."""
-    if a.size + b.size < _HALF_MATMUL_MIN:
-        return None
-    return _entry("linalg.matmul", "half_matmul")(a, b)

@@ -16,7 +16,8 @@ import threading
 
 import numpy as np
 
-from flexarray import _blas, _threads
+from ... import _threads
+from ..matmul import SingleThreadedBLAS
 
 workers = _threads.workers
 
@@ -43,11 +44,11 @@ def _run(fn, items, parallel, blas, nw):
         # (measured under load: k7 s2 conv inline 38-211 ms with BLAS's threads, against
         # 14 ms on the workers).
         single = blas and len(items) > 1
-        with _blas.SingleThreadedBLAS() if single else contextlib.nullcontext():
+        with SingleThreadedBLAS() if single else contextlib.nullcontext():
             for it in items:
                 fn(it)
         return
-    with _blas.SingleThreadedBLAS() if blas else contextlib.nullcontext():
+    with SingleThreadedBLAS() if blas else contextlib.nullcontext():
         # Dynamic scheduling on the package's pool; the calling thread works too: one
         # thread fewer to wake (measured after an idle pause: a k7 s2 conv took 8.6 ms with
         # two pool threads, 7.2 ms this way).

@@ -1,33 +1,29 @@
-"""Matrix products NumPy has no fast path for: integers, float16 and bfloat16.
+"""Integer matrix products: NumPy has no fast path for them.
 
-- ``int_matmul(a, b, dtype=None)``: batched, broadcasting ``a @ b`` for integer arrays,
-  wrapping on overflow exactly like NumPy (arithmetic modulo 2**bits of the result dtype).
-  NumPy has no BLAS path for integers (int32 1024x1024: ~4 s); here an i-k-j kernel
-  blocked for the caches (``_KB`` x ``_NB`` panels of ``b`` stay in L2 while a block of
-  ``_MB`` rows runs over them; the ``j`` loop vectorizes in the result dtype, e.g.
-  ``vpmulld``/``vpaddd`` for int32) runs on threads over row blocks. Measured on one
-  thread: ~90 ms for int32 1024^3, 45-55x NumPy (four rows of ``a`` per pass over ``b``,
-  or other panel sizes, were no faster).
-- ``half_matmul(a, b)``: float16/bfloat16 through float32 BLAS (``np.matmul``) and one
-  rounding at the end (NumPy's float16 matmul is a slow scalar loop: 512^3 is 70-270x
-  slower).
+``int_matmul(a, b, out, nthreads)``: batched, broadcasting ``out = a @ b`` for integer
+arrays of ``out``'s dtype, wrapping on overflow exactly like NumPy (arithmetic modulo
+2**bits). NumPy has no BLAS path for integers (int32 1024x1024: ~4 s); here an i-k-j kernel
+blocked for the caches (``_KB`` x ``_NB`` panels of ``b`` stay in L2 while a block of
+``_MB`` rows runs over them; the ``j`` loop vectorizes in the result dtype, e.g.
+``vpmulld``/``vpaddd`` for int32) runs on ``nthreads`` threads over row blocks. Measured on
+one thread: ~90 ms for int32 1024^3, 45-55x NumPy (four rows of ``a`` per pass over ``b``,
+or other panel sizes, were no faster).
 
-Operands are NumPy arrays with ``ndim >= 1`` (1-D operands follow matmul's rules); the
-frontend has checked shapes and dtypes. One specialization per integer dtype (~0.5 s CPU
-cold).
+Operands are NumPy arrays with ``ndim >= 1`` (1-D operands follow matmul's rules) of the
+result dtype; the engine (``flexarray._engines.matmul``) has checked shapes and dtypes,
+chosen the thread count and allocated ``out``. One specialization per integer dtype
+(~0.5 s CPU cold).
 """
 import numpy as np
 
 from flexarray._kernels import kernel
-from flexarray._kernels._intrinsics import NTHREADS, flat_view, run_split
-from flexarray._engines import gates
+from flexarray._kernels._intrinsics import flat_view, run_split
 
-__all__ = ["int_matmul", "half_matmul"]
+__all__ = ["int_matmul"]
 
 _MB = 32      # rows of a per work item
 _KB = 256     # k panel
 _NB = 512     # n panel (a _KB x _NB panel of int32 b is 512 KB: stays in L2)
-PARALLEL_MIN = gates.INT_MATMUL_THREADS_MIN  # measured: flexarray/_engines/gates.py
 
 
 def _matmul_kernel(a, aoff, sam, sak, b, boff, out, M, N, K, lo, hi):
@@ -70,27 +66,20 @@ def _flat_strided(x):
     return fv
 
 
-def int_matmul(a, b, dtype=None):
-    """``a @ b`` for integer NumPy arrays, computed in ``dtype`` (default: NumPy's result
-    type of the two) and wrapping like NumPy. Returns a new C-contiguous array."""
-    dt = np.dtype(dtype) if dtype is not None else np.result_type(a.dtype, b.dtype)
-    if dt.kind not in "iu":
-        raise TypeError(f"int_matmul: needs an integer dtype, got {dt}")
-    a = a.astype(dt, copy=False)
-    b = b.astype(dt, copy=False)
-    squeeze = []
+def int_matmul(a, b, out, nthreads=1):
+    """``out = a @ b`` for integer NumPy arrays of ``out``'s dtype, wrapping like NumPy, on
+    up to ``nthreads`` threads. ``out``: zero-filled, C-contiguous, of the product's shape
+    (matmul's rules); returned."""
     if a.ndim == 1:
         a = a[None, :]
-        squeeze.append(-2)
     if b.ndim == 1:
         b = b[:, None]
-        squeeze.append(-1)
     M, K = a.shape[-2:]
     N = b.shape[-1]
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    out = np.zeros(batch + (M, N), dt)
-    nbatch = out.size // max(M * N, 1)
-    if out.size and K:
+    o = out.reshape(batch + (M, N))
+    nbatch = o.size // max(M * N, 1)
+    if o.size and K:
         # b: rows made contiguous (each batch matrix C-contiguous); a: any strides
         bb = np.ascontiguousarray(np.broadcast_to(b, batch + (K, N)).reshape(-1, K, N)
                                   if b.ndim > 2 else b)
@@ -108,17 +97,6 @@ def int_matmul(a, b, dtype=None):
             aoff += (np.asarray(ast[:-2], np.int64)[:, None] * idx).sum(axis=0)
         sam, sak = ast[-2], ast[-1]
         nmb = -(-M // _MB)
-        work = nbatch * M * N * K
-        run_split(_matmul, (aflat, aoff, sam, sak, bflat, boff, out.reshape(-1), M, N, K),
-                  nbatch * nmb, NTHREADS if work >= PARALLEL_MIN else 1)
-    for ax in squeeze:
-        out = out.squeeze(ax)
+        run_split(_matmul, (aflat, aoff, sam, sak, bflat, boff, o.reshape(-1), M, N, K),
+                  nbatch * nmb, nthreads)
     return out
-
-
-def half_matmul(a, b):
-    """``a @ b`` for float16/bfloat16 arrays (same dtype): float32 BLAS, rounded once."""
-    from flexarray._kernels.elementwise import half
-    dt = a.dtype
-    r = np.matmul(half.to_float32(a), half.to_float32(b))
-    return half.from_float32(r, dt)

@@ -1,4 +1,4 @@
-"""The SVD of a tall (or wide) matrix through Cholesky QR (private; NumPy engine).
+"""The SVD of a tall matrix through its Gram matrix (private; NumPy and LAPACK).
 
 LAPACK's ``gesdd`` on a tall matrix (m >> n) first reduces it with a Householder QR, whose
 panel of n <= 64 columns is level-2 BLAS: one pass over the whole matrix per column,
@@ -8,7 +8,8 @@ Yamamoto 2014) gets the same factors from matrix products: ``G = X^H X``, ``R1 =
 ``S`` and ``Vh``, and ``U = Q1 R2^-1 U_R``. Two passes make ``Q`` orthonormal to working
 precision while ``cond(X)`` stays below ~``eps^-1/2``; past :data:`MAX_COND`, or when a
 Cholesky factorization fails (rank deficiency, NaN), the caller's LAPACK SVD runs instead,
-so the answer is always LAPACK's or as accurate as it.
+so the answer is always LAPACK's or as accurate as it (:func:`cholesky_qr2_svd`,
+:func:`accepted`).
 
 A well-conditioned ``X`` (cond <= :data:`MAX_COND_GRAM`) takes a shorter way from the same
 ``G``: its eigendecomposition ``G = V S^2 V^H`` gives ``S`` and ``V``, and ``U = X V S^-1``
@@ -16,16 +17,18 @@ A well-conditioned ``X`` (cond <= :data:`MAX_COND_GRAM`) takes a shorter way fro
 orthogonality of that ``U`` degrades as ``eps * cond(X)^2``; measured on 50,000 x 64 with
 prescribed condition numbers (max |U^H U - I|; LAPACK 1.6-2.7e-15, CholeskyQR2 1.4-2.2e-15):
 cond 1 2.2e-15, 10 7.4e-15, 30 3.8e-14, 100 3.2e-13. Singular values agreed with LAPACK's to
-2e-15 of the largest up to cond 100.
+2e-15 of the largest up to cond 100 (:func:`gram_svd`).
+
+The engine (``flexarray._engines.matmul.tall_svd``) chooses the way, forms ``G``, and
+passes the m x n outputs, its product (``matmul``, on the thread pool) and the thread
+context of LAPACK's calls (``lapack``); the functions here assume a 2-D float64/complex128
+``x`` with m >= n.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from flexarray import _blas
-from flexarray._memory import empty  # (the m x n factors in warm pooled memory)
-
-__all__ = ["tall_svd"]
+__all__ = ["accepted", "cholesky_qr2_svd", "gram_svd"]
 
 #: largest condition number taken through Cholesky QR (float64 work: eps^-1/2 ~ 6.7e7)
 MAX_COND = 1e6
@@ -33,53 +36,46 @@ MAX_COND = 1e6
 MAX_COND_GRAM = 8.0
 
 
-def _nn(f, a, **kwargs):
-    """LAPACK's ``f`` on an n x n factor in ``_blas.lapack_threads``: one thread for small
-    n, so that no BLAS thread spins over the m x n products on the pool that follow."""
-    with _blas.lapack_threads(a):
+def _nn(lapack, f, a, **kwargs):
+    """LAPACK's ``f`` on an n x n factor in the context ``lapack(a)`` (one thread for small
+    n, so that no BLAS thread spins over the m x n products on the pool that follow)."""
+    with lapack(a):
         return f(a, **kwargs)
 
 
-def _from_gram(x, g, compute_uv):
-    """The SVD from ``G = X^H X``'s eigendecomposition, or None when cond(X) exceeds
-    MAX_COND_GRAM (NaN included)."""
-    lam, v = _nn(np.linalg.eigh, g)  # ascending
+def gram_svd(x, g, compute_uv, u, matmul, lapack):
+    """The SVD of ``x`` from ``G = X^H X``'s eigendecomposition, ``U = X V S^-1`` written
+    into ``u`` (m x n, of x's dtype; None without ``compute_uv``); None when cond(X)
+    exceeds MAX_COND_GRAM (NaN included)."""
+    lam, v = _nn(lapack, np.linalg.eigh, g)  # ascending
     if not lam[0] * MAX_COND_GRAM ** 2 >= lam[-1] > 0:
         return None
     s = np.sqrt(lam[::-1])
     if not compute_uv:
         return s
     v = v[:, ::-1]
-    u = _blas.matmul(x, v / s, out=empty(x.shape, x.dtype))  # X V S^-1
+    u = matmul(x, v / s, out=u)  # X V S^-1
     return u, s, np.ascontiguousarray(v.conj().T)
 
 
-def _svd_of_r(x, g, compute_uv):
-    """The SVD of x's ``R`` from CholeskyQR2 (R1 = L1^H, R2 = L2^H), with ``U`` lifted to
-    x's."""
-    l1 = _nn(np.linalg.cholesky, g)
-    r1_inv = _nn(np.linalg.inv, l1).conj().T
-    q1 = _blas.matmul(x, r1_inv, out=empty(x.shape, x.dtype))  # x R1^-1
-    l2 = _nn(np.linalg.cholesky, _blas.matmul(q1.conj().T, q1))
+def cholesky_qr2_svd(x, g, compute_uv, q, u, matmul, lapack):
+    """The SVD of ``x`` from CholeskyQR2 (R1 = L1^H, R2 = L2^H, ``Q1 = X R1^-1`` written
+    into ``q``), with ``U = Q1 R2^-1 U_R`` written into ``u`` (None without
+    ``compute_uv``). Raises LinAlgError where a Cholesky factorization fails."""
+    l1 = _nn(lapack, np.linalg.cholesky, g)
+    r1_inv = _nn(lapack, np.linalg.inv, l1).conj().T
+    q1 = matmul(x, r1_inv, out=q)  # x R1^-1
+    l2 = _nn(lapack, np.linalg.cholesky, matmul(q1.conj().T, q1))
     r = l2.conj().T @ l1.conj().T  # R2 R1
     if not compute_uv:
-        return _nn(np.linalg.svd, r, compute_uv=False)
-    u, s, vh = _nn(np.linalg.svd, r)
-    w = _nn(np.linalg.inv, l2).conj().T @ u
-    return _blas.matmul(q1, w, out=empty(q1.shape, q1.dtype)), s, vh  # Q1 R2^-1 U_R
+        return _nn(lapack, np.linalg.svd, r, compute_uv=False)
+    u_r, s, vh = _nn(lapack, np.linalg.svd, r)
+    w = _nn(lapack, np.linalg.inv, l2).conj().T @ u_r
+    return matmul(q1, w, out=u), s, vh  # Q1 R2^-1 U_R
 
 
-def tall_svd(x, *, compute_uv: bool = True):
-    """The reduced SVD ``(U, S, Vh)`` (or ``S`` alone) of a 2-D float64/complex128 ``x``
-    with m >= n, or None when ``x`` is too ill-conditioned for Cholesky QR (a Cholesky
-    factorization fails, or cond(x) > MAX_COND, or NaN)."""
-    try:
-        with np.errstate(all="ignore"):
-            g = _blas.matmul(x.conj().T, x)
-            r = _from_gram(x, g, compute_uv)
-            if r is None:
-                r = _svd_of_r(x, g, compute_uv)
-    except np.linalg.LinAlgError:
-        return None
+def accepted(r, compute_uv):
+    """The SVD ``r`` (``(U, S, Vh)``, or ``S`` without ``compute_uv``), or None when its
+    condition number exceeds MAX_COND (NaN included)."""
     s = r[1] if compute_uv else r
     return r if s[-1] * MAX_COND > s[0] else None  # (False for NaN too)
