@@ -116,7 +116,8 @@ def test_runs_mode_threads_and_segments(nthreads, monkeypatch):
     """Long runs cut into segments on threads: the first extreme wins across segments
     (ties and NaNs placed in later segments, a run of the extreme across a boundary)."""
     monkeypatch.setattr(argminmax_kernels, "RUNS_PARALLEL_MIN", 0)
-    monkeypatch.setattr(argminmax_kernels, "NTHREADS", nthreads)
+    monkeypatch.setattr(argminmax_kernels, "threads_for", lambda work, gate:
+                        nthreads if gate is not None and work >= gate else 1)
     rng = np.random.default_rng(12)
     a = rng.integers(-50, 50, (2, 70001)).astype(np.float32)
     a[0, 9000:9100] = 60        # a run across a segment boundary

@@ -156,6 +156,9 @@ _LEFT = {
                                      "the kernel (the FFT engine is to pass them)",
     "flexarray._kernels.linalg.tall": "tall's factors are still allocated from _memory in the "
                                       "kernel (the linalg engine is to pass them)",
+    **{f"flexarray.nn._{part}_engines": f"nn's {part} engine still sits in flexarray/nn/ (it "
+                                        f"moves to flexarray/_engines/nn/)"
+       for part in ("attention", "conv", "pool")},
 }
 
 

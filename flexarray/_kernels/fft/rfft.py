@@ -628,7 +628,7 @@ def _launch(kind, flat, offs, es, out, olen, nc, dtype, scale):
     of 1024 points), and the parallel build doubled the cold compile."""
     pl = get_plan(nc, dtype)
     nrows = offs.shape[0]
-    nthreads = _threads.NTHREADS if nrows * nc * 2 >= PAR_MIN_WORK else 1
+    nthreads = _threads.threads_for(nrows * nc * 2, PAR_MIN_WORK)
     args = (flat, offs, es, out, olen, pl.ip, pl.tw, pl.meta, scale)
     if nthreads < 2:
         w = workspace(pl)

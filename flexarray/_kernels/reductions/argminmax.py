@@ -25,11 +25,12 @@ import numpy as np
 from numba.extending import register_jitable
 
 from flexarray._kernels import kernel, ready
-from flexarray._kernels._intrinsics import (NTHREADS, element_kind, flat_view,
-                                            load_as, run_split, stack_array)
+from flexarray._kernels._intrinsics import (element_kind, flat_view, load_as, run_split,
+                                            stack_array)
 from flexarray._kernels.reductions.reduce import _LANES as _RLANES
 from flexarray._kernels.reductions.reduce import _combine, _identity, _lanes
 from flexarray._engines import gates
+from flexarray._threads import threads_for
 
 __all__ = ["argmax", "argmin"]
 
@@ -325,7 +326,7 @@ def _arg(opname, a, axis):
         return _arg_runs(op, kind, ident, flat, xo, ksh, kst, n, s, nout,
                          a.dtype).reshape(out_shape)
     out = np.empty(nout, np.int64)
-    nth = NTHREADS if a.size >= PARALLEL_MIN else 1
+    nth = threads_for(a.size, PARALLEL_MIN)
     outer = inner_k is not None and abs(kst[2]) == inner_k and inner_k < abs(s)
     fn = _outer if outer else _inner
     args = (op, kind, proto, flat, xo, ksh, kst, n, s, out)
@@ -355,7 +356,7 @@ def _arg_runs(op, kind, ident, flat, xo, ksh, kst, n, s, nout, dtype):
     """Runs mode: the axis is contiguous (element stride ``s`` = +-1). Rows go to threads
     from ``RUNS_PARALLEL_MIN`` elements; fewer rows than threads are cut into segments whose
     first extremes NumPy's argmax then picks from (in index order: the first one wins)."""
-    nth = NTHREADS if n * nout >= RUNS_PARALLEL_MIN else 1
+    nth = threads_for(n * nout, RUNS_PARALLEL_MIN)
     nseg = 1
     if nth > 1 and nout < 4 * nth:
         nseg = max(1, min(-(-8 * nth // nout), n // (4 * _CHUNK)))

@@ -41,6 +41,7 @@ from flexarray._kernels import kernel
 from flexarray._kernels._intrinsics import (NTHREADS, PLAIN, cast_like, element_kind, flat_view,
                                             gather, load_as, plan, run_split, stack_array)
 from flexarray._engines import gates
+from flexarray._threads import threads_for
 
 __all__ = ["reduce", "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "sequential",
            "OPS"]
@@ -478,7 +479,7 @@ def reduce(op, a, axes, dtype=None, nan=None):
     inner_r = abs(rst[2])
     inner_k = min((abs(s) for n, s in zip(ksh, kst) if n > 1), default=None)
     total = nred * nout
-    nth = NTHREADS if PARALLEL_MIN is not None and total >= PARALLEL_MIN else 1
+    nth = threads_for(total, PARALLEL_MIN)
     if opc >= 2 and a.nbytes >= MINMAX_PARALLEL_MIN:
         nth = NTHREADS
     if total >= OVERLAP_PARALLEL_MIN and _REUSE * _span(a.shape, st) <= total:
