@@ -150,15 +150,8 @@ def test_kernels_import_no_flexarray_module_above_them():
 #: another family, with what is left (not strict: they pass once it has moved)
 _LEFT = {
     "flexarray.fft": "the FFT's engine choice (rfft/pocketfft kernels) still sits in fft.py",
-    "flexarray.linalg": "the tall-matrix kernel (_kernels.linalg.tall) is still called from "
-                        "linalg.py",
     "flexarray._kernels.fft.pocket": "pocket's results are still allocated from _memory in "
                                      "the kernel (the FFT engine is to pass them)",
-    "flexarray._kernels.linalg.tall": "tall's factors are still allocated from _memory in the "
-                                      "kernel (the linalg engine is to pass them)",
-    **{f"flexarray.nn._{part}_engines": f"nn's {part} engine still sits in flexarray/nn/ (it "
-                                        f"moves to flexarray/_engines/nn/)"
-       for part in ("attention", "conv", "pool")},
 }
 
 
