@@ -113,9 +113,12 @@ def worker(forced):
     import flexarray as xp
     if forced:  # every thread gate at 1 element: two threads wherever the code can split
         import importlib
-        for name in ("flexarray._elementwise", "flexarray._kernels.elementwise.select",
-                     "flexarray._kernels.elementwise.half", "flexarray._kernels.copy.gather",
-                     "flexarray._kernels.reductions.reduce", "flexarray._kernels.copy.strided"):
+        from flexarray._engines import gates
+        for attr in ("ELEMENTWISE_THREADS_MIN_BYTES", "ELEMENTWISE_COMPUTE_THREADS_MIN",
+                     "HALF_THREADS_MIN", "SELECT_THREADS_MIN", "GATHER_THREADS_MIN",
+                     "COPY_THREADS_MIN"):  # (read by the engines at each call)
+            setattr(gates, attr, 1)
+        for name in ("flexarray._kernels.reductions.reduce",):  # (bound at import)
             mod = importlib.import_module(name)
             for attr in dir(mod):
                 if attr.endswith("PARALLEL_MIN") and attr != "OVERLAP_PARALLEL_MIN":
