@@ -1,10 +1,11 @@
 """The fft extension (Array API 2025.12): 14 functions.
 
-``rfft``/``irfft`` (and the last axis of ``rfftn``/``irfftn``, and ``hfft``/``ihfft``) run
-flexarray's own Numba real FFT for power-of-two lengths from 1024 (float32) / 2048
-(float64) points: radix-4/2 butterflies on SIMD lanes, batches and huge transforms split
-over threads (see docs/fft.md). Everything else, the shorter transforms and the other
-lengths, is pocketfft through NumPy, called with as little in front of it as possible.
+The functions validate and call the FFT engine (``flexarray._engines.fft``): ``rfft``/
+``irfft`` (and the last axis of ``rfftn``/``irfftn``, and ``hfft``/``ihfft``) run
+flexarray's own Numba real FFT for power-of-two lengths from its gate (1024 points):
+radix-4/2 butterflies on SIMD lanes, batches and huge transforms split over threads (see
+docs/fft.md). Everything else, the shorter transforms and the other lengths, is pocketfft
+through NumPy, called with as little in front of it as possible.
 
 Precision follows the input: float32 -> complex64 -> float32, float64 -> complex128 ->
 float64, never silently upcast. float16/bfloat16 input computes in float32. Transforms of
@@ -23,14 +24,13 @@ import numpy as np
 from . import _dtypes as _dt
 from ._array import Array, wrap
 from ._device import check_device
-from ._engines import gates
+from ._engines import fft as engine
 from ._helpers import check_alloc, check_array, check_choice, check_int, normalize_axis
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft",
            "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 
 _NORMS = ("backward", "ortho", "forward")
-_SWAP = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
 _COMPLEX = {"f": np.complex64, "d": np.complex128}
 
 
@@ -115,43 +115,6 @@ def _axes(func, x, s, axes):
     return out, ax
 
 
-# --- the engines -------------------------------------------------------------------------
-# rfft/irfft/hfft/ihfft (and the last axis of rfftn/irfftn) run flexarray's kernel from these
-# lengths (by the compute dtype of the input); shorter transforms go straight to pocketfft
-# (NumPy), which beat the kernel there at every batch size.
-_KERNEL_MIN_N = {np.dtype(t): m for ts, m in (((np.float32, np.complex64), gates.FFT_KERNEL_MIN_N_F32),
-                                              ((np.float64, np.complex128), gates.FFT_KERNEL_MIN_N_F64))
-                 for t in ts}  # measured: flexarray/_engines/gates.py
-
-
-_kernels = None  # flexarray._kernels.fft.rfft, imported on first use (it imports Numba)
-
-
-def _kernel_module():
-    global _kernels
-    if _kernels is None:
-        from ._kernels.fft import rfft
-        _kernels = rfft
-    return _kernels
-
-
-def _rfft_kernel(a, n, axis, norm):
-    return (_kernels or _kernel_module()).rfft(a, n, axis, norm)
-
-
-def _irfft_kernel(a, n, axis, norm):
-    return (_kernels or _kernel_module()).irfft(a, n, axis, norm)
-
-
-def _hfft_kernel(a, n, axis, norm):
-    return _irfft_kernel(np.conjugate(a), n, axis, _SWAP[norm])
-
-
-def _ihfft_kernel(a, n, axis, norm):
-    out = _rfft_kernel(a, n, axis, _SWAP[norm])
-    return np.conjugate(out, out=out)
-
-
 # --- one-dimensional ---------------------------------------------------------------------
 # One path for the six: the common case (float32/64 or complex64/128 input, an int axis, the
 # default n, a valid norm) costs a few attribute reads on top of pocketfft's ~4 us small
@@ -163,18 +126,17 @@ _FLOAT_IN = _REAL_IN | _COMPLEX_IN
 _MAX_N = sys.maxsize // 16     # longer: _length raises MemoryError
 
 
-def _one_dim(func, npfunc, kernel, real_in, half_in, x, n, axis, norm):
-    """A 1-D transform of x along axis: npfunc (NumPy's function of the same name) or, from
-    _KERNEL_MIN_N on, kernel (same signature), on x read in the compute dtype (real_in:
-    real, else complex). half_in: x is a half spectrum, n defaults to 2*(m-1)."""
+def _one_dim(func, real_in, half_in, x, n, axis, norm):
+    """The 1-D transform ``func`` of x along axis by the engine, on x read in the compute
+    dtype (real_in: real, else complex; fft/ifft take real floating input as it is: the
+    engine may transform it as real). half_in: x is a half spectrum, n defaults to
+    2*(m-1)."""
     if not isinstance(x, Array):
         check_array(x, func)
     a = x._arr
-    from_real = False  # fft/ifft of large real floating input: from the real transform
-    if a.dtype not in (_REAL_IN if real_in else _COMPLEX_IN):
-        from_real = kernel is None and a.dtype in _REAL_IN and a.size >= _FROM_REAL_MIN
-        if not from_real:
-            a = (_real_input if real_in else _complex_input)(func, x)
+    if a.dtype not in (_REAL_IN if real_in else _COMPLEX_IN) and not (
+            func in ("fft", "ifft") and a.dtype in _REAL_IN):
+        a = (_real_input if real_in else _complex_input)(func, x)
     nd = a.ndim
     if type(axis) is not int or not -nd <= axis < nd:
         axis = normalize_axis(axis, nd, func)
@@ -192,66 +154,43 @@ def _one_dim(func, npfunc, kernel, real_in, half_in, x, n, axis, norm):
         shape = list(a.shape)  # irfft/hfft return unwritten memory there)
         shape[axis] = n
         return wrap(np.zeros(shape, np.finfo(a.dtype).dtype))
-    if from_real:
-        if n >= _FROM_REAL_MIN_N:
-            return wrap(_pocket().full_from_real(a, n, axis, norm, func == "ifft"))
-        a = _complex_input(func, x)
-    if kernel is not None and n >= _KERNEL_MIN_N[a.dtype]:
-        return wrap(kernel(a, n, axis, norm))
-    if a.size < _POCKET_SPLIT_MIN:
-        return wrap(npfunc(a, n, axis, norm))
-    out_len = n // 2 + 1 if real_in else n
-    out_dtype = np.result_type(a.dtype, np.complex64) if real_in else \
-        (np.finfo(a.dtype).dtype if half_in else a.dtype)
-    return wrap(_pocket().transform(npfunc, a, n, axis, norm, out_len, out_dtype))
-
-
-# Batches below a quarter of the thread gate go to NumPy's call as it is (no threads,
-# NumPy's own allocation); fft/ifft of real input: see the gates.
-_POCKET_SPLIT_MIN = gates.FFT_THREADS_MIN // 4
-_FROM_REAL_MIN = gates.FFT_FROM_REAL_MIN  # measured: flexarray/_engines/gates.py
-_FROM_REAL_MIN_N = gates.FFT_FROM_REAL_MIN_N
-
-
-def _pocket():
-    from ._kernels.fft import pocket  # (on first use: the _kernels package imports Numba)
-    return pocket
+    return wrap(engine.transform(func, a, n, axis, norm))
 
 
 def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
     """One-dimensional discrete Fourier transform along `axis` (cut or zero-padded to n)."""
-    return _one_dim("fft", np.fft.fft, None, False, False, x, n, axis, norm)
+    return _one_dim("fft", False, False, x, n, axis, norm)
 
 
 def ifft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
     """One-dimensional inverse discrete Fourier transform along `axis`."""
-    return _one_dim("ifft", np.fft.ifft, None, False, False, x, n, axis, norm)
+    return _one_dim("ifft", False, False, x, n, axis, norm)
 
 
 def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
     """Real-input FFT along `axis`: n//2 + 1 complex outputs (float32 -> complex64)."""
-    return _one_dim("rfft", np.fft.rfft, _rfft_kernel, True, False, x, n, axis, norm)
+    return _one_dim("rfft", True, False, x, n, axis, norm)
 
 
 def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
     """Inverse of :func:`rfft`: n real outputs (default n = 2*(m-1), m = x.shape[axis])."""
-    return _one_dim("irfft", np.fft.irfft, _irfft_kernel, False, True, x, n, axis, norm)
+    return _one_dim("irfft", False, True, x, n, axis, norm)
 
 
 def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
     """FFT of a signal with Hermitian symmetry given by its first half: n real outputs
     (default n = 2*(m-1))."""
-    return _one_dim("hfft", np.fft.hfft, _hfft_kernel, False, True, x, n, axis, norm)
+    return _one_dim("hfft", False, True, x, n, axis, norm)
 
 
 def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
     """Inverse of :func:`hfft` for real input: n//2 + 1 complex outputs."""
-    return _one_dim("ihfft", np.fft.ihfft, _ihfft_kernel, True, False, x, n, axis, norm)
+    return _one_dim("ihfft", True, False, x, n, axis, norm)
 
 
 # --- n-dimensional -----------------------------------------------------------------------
 
-def _c2cn(func, npfunc, x, s, axes, norm):
+def _c2cn(func, x, s, axes, norm):
     check_array(x, func)
     s, ax = _axes(func, x, s, axes)
     _norm(func, norm)
@@ -262,17 +201,17 @@ def _c2cn(func, npfunc, x, s, axes, norm):
     a = _complex_input(func, x)
     if not ax:
         return wrap(a.copy())
-    return wrap(npfunc(a, s, ax, norm))
+    return wrap(engine.fftn(a, s, ax, norm, func == "ifftn"))
 
 
 def fftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
     """n-dimensional discrete Fourier transform over `axes` (all by default)."""
-    return _c2cn("fftn", np.fft.fftn, x, s, axes, norm)
+    return _c2cn("fftn", x, s, axes, norm)
 
 
 def ifftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
     """n-dimensional inverse discrete Fourier transform over `axes` (all by default)."""
-    return _c2cn("ifftn", np.fft.ifftn, x, s, axes, norm)
+    return _c2cn("ifftn", x, s, axes, norm)
 
 
 def rfftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
@@ -287,12 +226,7 @@ def rfftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
     s = [a.shape[i] for i in ax] if s is None else s
     if len(ax) == 1:  # scipy.signal.oaconvolve's blocks: rfft's engines (threads, kernel)
         return rfft(x, n=s[0], axis=ax[0], norm=norm)
-    if s[-1] < _KERNEL_MIN_N[a.dtype]:
-        return wrap(np.fft.rfftn(a, s, ax, norm))
-    out = _rfft_kernel(a, s[-1], ax[-1], norm)
-    if len(ax) > 1:
-        out = np.fft.fftn(out, s[:-1], ax[:-1], norm)
-    return wrap(out)
+    return wrap(engine.rfftn(a, s, ax, norm))
 
 
 def irfftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
@@ -317,11 +251,7 @@ def irfftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
         for i, v in zip(ax, s):
             shape[i] = v
         return wrap(np.zeros(shape, np.finfo(a.dtype).dtype))
-    if s[-1] < _KERNEL_MIN_N[a.dtype]:
-        return wrap(np.fft.irfftn(a, s, ax, norm))
-    if len(ax) > 1:
-        a = np.fft.ifftn(a, s[:-1], ax[:-1], norm)
-    return wrap(_irfft_kernel(a, s[-1], ax[-1], norm))
+    return wrap(engine.irfftn(a, s, ax, norm))
 
 
 # --- helpers -----------------------------------------------------------------------------

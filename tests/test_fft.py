@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import flexarray as xp
 import flexarray.fft as xfft  # (also binds xp.fft until __init__ imports it)
+from flexarray._engines import fft as fft_engine
 from flexarray._kernels.fft import rfft as rfft_kernels
 
 TOL = {np.float32: 1e-5, np.float64: 1e-12, np.complex64: 1e-5, np.complex128: 1e-12}
@@ -150,7 +151,7 @@ def test_kernel_other_sizes_match_numpy():
 @pytest.mark.parametrize("n", [257, 502, 1021, 1527, 4093, 12289])
 def test_kernel_bluestein_lengths(n):
     """float32 lengths with a large prime factor run a Bluestein convolution."""
-    assert rfft_kernels.use_bluestein(n, np.float32) and not rfft_kernels.use_bluestein(n, np.float64)
+    assert fft_engine.use_bluestein(n, np.float32) and not fft_engine.use_bluestein(n, np.float64)
     rng = np.random.default_rng(n)
     for layout in ("contiguous", "reversed", "strided"):
         x = in_layout(normal(rng, (3, n), np.float32), layout)
@@ -365,12 +366,12 @@ def test_kernel_gate_engines_and_results(name, monkeypatch):
     dtypes, ref = REAL_FAMILY[name]
     calls = []
     for hook in ("_rfft_kernel", "_irfft_kernel"):
-        orig = getattr(xfft, hook)
-        monkeypatch.setattr(xfft, hook, lambda a, n, axis, norm, orig=orig:
+        orig = getattr(fft_engine, hook)
+        monkeypatch.setattr(fft_engine, hook, lambda a, n, axis, norm, orig=orig:
                             calls.append(n) or orig(a, n, axis, norm))
     rng = np.random.default_rng(5)
     for dt in dtypes:
-        lim = xfft._KERNEL_MIN_N[np.dtype(dt)]
+        lim = fft_engine.kernel_min_n(np.dtype(dt))
         for n in (lim // 2, lim - 2, lim, 2 * lim):
             for shape, axis in (((3, n), -1), ((n, 2), 0)):
                 v = normal(rng, shape, dt)
@@ -396,9 +397,8 @@ def pocket_engine_everywhere(monkeypatch):
     """The pocketfft engine's gates at 1: every batch split over the pool, fft/ifft of
     real input from the real transform, at hypothesis's small sizes."""
     from flexarray._engines import gates
-    monkeypatch.setattr(gates, "FFT_THREADS_MIN", 1)
-    for name in ("_POCKET_SPLIT_MIN", "_FROM_REAL_MIN", "_FROM_REAL_MIN_N"):
-        monkeypatch.setattr(xfft, name, 1)
+    for name in ("FFT_THREADS_MIN", "FFT_FROM_REAL_MIN", "FFT_FROM_REAL_MIN_N"):
+        monkeypatch.setattr(gates, name, 1)  # (FFT_THREADS_MIN // 4: every batch split)
 
 
 ONE_D_INPUTS = {"fft": REALS + COMPLEXES, "ifft": REALS + COMPLEXES, "rfft": REALS,
@@ -440,7 +440,7 @@ def test_pocketfft_engine_at_its_sizes(name, shape, axis):
 def test_kernel_gate_n_dim():
     rng = np.random.default_rng(6)
     for dt in (np.float32, np.float64):
-        lim = xfft._KERNEL_MIN_N[np.dtype(dt)]
+        lim = fft_engine.kernel_min_n(np.dtype(dt))
         for m in (lim // 2, lim):
             v = normal(rng, (4, m), dt)
             got = xp.fft.rfftn(fx(v), s=[3, m], axes=[0, 1], norm="ortho")

@@ -19,9 +19,10 @@ Rows (nc >= nl*nl): a six-step over the (n1, n2) view of z in phases of independ
     irfft packs straight from the half spectrum. Chunks stay in L2; a huge row runs each
     phase's tasks on all threads. Short rows run nl at a time as the lanes of one block.
 
-Kinds: RFFT, IRFFT, and the complex CFFT / ICFFT used by the Bluestein path for float32
-lengths with a large prime factor; other lengths go to pocketfft (NumPy). See docs/fft.md
-for the measurements behind each choice.
+Kinds: RFFT, IRFFT, and the complex CFFT / ICFFT used by the Bluestein path for lengths
+that are not powers of two (the engine, ``flexarray._engines.fft``, sends here the float32
+lengths with a large prime factor; other lengths go to pocketfft). See docs/fft.md for the
+measurements behind each choice.
 
 Indices are uint64: a signed computed index makes Numba emit a negative-index wraparound
 select that stops vectorization.
@@ -41,7 +42,6 @@ from flexarray._kernels.fft.codegen import (_bfly2, _bfly4, _bfly4_first, _bfly8
                                             _fetch_add, _load_pairs, _nlanes, _pack_pairs,
                                             _pad, _store_pairs, _twiddle_transpose_tile,
                                             _unpack_pairs, aligned_empty, fma, lanes)
-from flexarray._kernels.fft import pocket
 from flexarray._kernels.fft.plans import _cached, get_plan
 
 u = np.uint64
@@ -701,28 +701,7 @@ def cfft(a, inverse=False, scale=1.0):
 
 
 # ----------------------------------------------------------------------------------------
-# other lengths: pocketfft through NumPy, or Bluestein on the power-of-two kernel
-
-BLUESTEIN_MIN_N = gates.BLUESTEIN_MIN_N  # measured: flexarray/_engines/gates.py
-BLUESTEIN_MIN_FACTOR = gates.BLUESTEIN_MIN_FACTOR  # measured: flexarray/_engines/gates.py
-
-
-def _largest_prime_factor(n):
-    p, f = 1, 2
-    while f * f <= n:
-        while n % f == 0:
-            p, n = f, n // f
-        f += 1
-    return max(p, n)
-
-
-def use_bluestein(n, dtype):
-    """The measured choice for a length n that is not a power of two: a Bluestein
-    convolution on the power-of-two kernel for float32 lengths with a large prime factor,
-    pocketfft (NumPy) otherwise."""
-    return (np.dtype(dtype) == np.float32 and n >= BLUESTEIN_MIN_N
-            and _largest_prime_factor(n) >= BLUESTEIN_MIN_FACTOR)
-
+# other lengths: Bluestein on the power-of-two kernel
 
 _CHIRPS = {}
 
@@ -763,8 +742,9 @@ _REAL = {"F": np.dtype(np.float32), "D": np.dtype(np.float64)}
 
 def rfft(a, n=None, axis=-1, norm="backward"):
     """Real-input FFT along `axis` (NumPy semantics): float32 -> complex64,
-    float64 -> complex128. Any strides; power-of-two n use the Numba kernel, lengths with
-    a large prime factor a Bluestein convolution on it, the others pocketfft (NumPy)."""
+    float64 -> complex128. Any strides; power-of-two n use the Numba kernel, other lengths
+    a Bluestein convolution on it (the engine sends to pocketfft the lengths it does
+    better)."""
     a = np.asarray(a)
     if a.dtype not in (np.float32, np.float64):
         a = a.astype(np.float32 if a.dtype == np.float16 else np.float64)
@@ -773,8 +753,6 @@ def rfft(a, n=None, axis=-1, norm="backward"):
     n = m if n is None else n
     cdt = _CPLX[a.dtype.char]
     if not _is_pow2(n):
-        if not use_bluestein(n, a.dtype):
-            return pocket.transform(np.fft.rfft, a, n, axis, norm, n // 2 + 1, cdt)
         v = _last_axis(a, axis, m, n, 0)
         y = _bluestein(v.astype(cdt), n, False, n // 2 + 1)
         y *= _scale(norm, n, False)
@@ -789,7 +767,7 @@ def rfft(a, n=None, axis=-1, norm="backward"):
 
 def irfft(a, n=None, axis=-1, norm="backward"):
     """Inverse of :func:`rfft` (NumPy semantics): complex64 -> float32,
-    complex128 -> float64; n defaults to 2*(m-1)."""
+    complex128 -> float64; n defaults to 2*(m-1). Lengths as :func:`rfft`."""
     a = np.asarray(a)
     if a.dtype not in (np.complex64, np.complex128):
         a = a.astype(np.complex64 if a.dtype in (np.float16, np.float32) else np.complex128)
@@ -798,8 +776,6 @@ def irfft(a, n=None, axis=-1, norm="backward"):
     n = 2 * (m - 1) if n is None else n
     rdt = _REAL[a.dtype.char]
     if not _is_pow2(n):
-        if not use_bluestein(n, rdt):
-            return pocket.transform(np.fft.irfft, a, n, axis, norm, n, rdt)
         h = _last_axis(a, axis, m, n // 2 + 1, 0)
         full = np.empty(h.shape[:-1] + (n,), a.dtype)       # the Hermitian extension
         full[..., :n // 2 + 1] = h
