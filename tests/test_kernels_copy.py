@@ -37,14 +37,28 @@ def test_copy_into_broadcasts_the_source(shape, data):
 def test_large_transposes_tiled_and_threaded(dtype):
     rng = np.random.default_rng(4)
     a = random_values(dtype, (1030, 1100), rng, special=False)
-    for src in (a.T, a[::-1].T, a.T[::3]):
-        out = copy_kernels.ascontiguous(src)
-        assert out.flags.c_contiguous and same_bits(out, src)
-    b = random_values(dtype, (7, 130, 150), rng, special=False)
-    for perm in [(0, 2, 1), (2, 1, 0), (1, 2, 0)]:
-        out = np.empty([b.shape[p] for p in perm], dtype)
-        copy_kernels.copy_into(out, b.transpose(perm))
-        assert same_bits(out, b.transpose(perm))
+    for nthreads in (1, 2, 3):  # (the thread count the engine gives)
+        for src in (a.T, a[::-1].T, a.T[::3]):
+            out = copy_kernels.ascontiguous(src, np.empty(src.shape, dtype), nthreads)
+            assert out.flags.c_contiguous and same_bits(out, src)
+        b = random_values(dtype, (7, 130, 150), rng, special=False)
+        for perm in [(0, 2, 1), (2, 1, 0), (1, 2, 0)]:
+            out = np.empty([b.shape[p] for p in perm], dtype)
+            copy_kernels.copy_into(out, b.transpose(perm), nthreads)
+            assert same_bits(out, b.transpose(perm))
+
+
+def test_launch_size_is_the_work_of_one_kernel_launch():
+    """The whole copy, or one slab of the leading dims where more than 4 dims remain after
+    coalescing (the copy engine weighs it against gates.COPY_THREADS_MIN)."""
+    a = np.zeros((6, 7, 8, 9, 10), np.float32)
+    assert copy_kernels.launch_size(np.empty_like(a), a) == a.size  # (one dim coalesced)
+    src = a.transpose(4, 2, 0, 3, 1)
+    dst = np.empty(src.shape, np.float32)
+    assert copy_kernels.launch_size(dst, src) == src.size // src.shape[0]
+    copy_kernels.copy_into(dst, src, 2)
+    assert same_bits(dst, src)
+    assert copy_kernels.launch_size(np.empty((3, 0)), np.zeros((3, 0))) == 0
 
 
 def test_zero_size_and_0d():

@@ -17,14 +17,17 @@ caller's choice: ``flexarray._engines.copy``). One specialization per item size 
 8, 16 bytes); cold compile ~1 s CPU each.
 
 Entry points: ``copy_into(dst, src, nthreads)``, ``ascontiguous(src, out, nthreads)`` and
-``copy_flat(shape, src, so, ss, dst, do, sd, nthreads)`` on flat buffers.
+``copy_flat(shape, src, so, ss, dst, do, sd, nthreads)`` on flat buffers; ``launch_size(dst,
+src)``: the elements each launch of the kernel copies (the work to weigh against a thread
+gate: more than 4 dims left after coalescing are copied one slab of the leading dims per
+launch).
 """
 import numpy as np
 
 from flexarray._kernels import kernel
 from flexarray._kernels._intrinsics import flat_view, plan, row_item, run_split
 
-__all__ = ["copy_into", "ascontiguous", "copy_flat"]
+__all__ = ["copy_into", "ascontiguous", "copy_flat", "launch_size"]
 
 # NumPy dtype the bits move as, by item size
 _BITS = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
@@ -149,6 +152,27 @@ def copy_into(dst, src, nthreads=1):
         return dst
     copy_flat(dst.shape, fs[0], fs[1], fs[2], fd[0], fd[1], fd[2], nthreads)
     return dst
+
+
+def launch_size(dst, src):
+    """The elements each kernel launch of ``copy_into(dst, src)`` copies: all of them, or
+    one slab of the leading dims when more than 4 dims remain after coalescing (each slab
+    is a launch of its own, split over ``nthreads`` in turn)."""
+    fd = _bits(dst, False)
+    if fd is None or dst.size == 0:  # (NumPy's copy: no launch)
+        return 0
+    if src.shape != dst.shape:
+        src = np.broadcast_to(src, dst.shape)
+    fs = _bits(src, True)
+    shape, sd = dst.shape, fd[2]
+    ss = fs[2] if fs is not None else tuple(  # (copy_into copies such a source C-ordered)
+        int(np.prod(shape[d + 1:], dtype=np.int64)) for d in range(len(shape)))
+    while plan(shape, (sd, ss), (0, 0)) is None:
+        shape, ss, sd = shape[1:], ss[1:], sd[1:]
+    n = 1
+    for m in shape:
+        n *= m
+    return n
 
 
 def ascontiguous(src, out=None, nthreads=1):
