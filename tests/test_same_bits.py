@@ -196,17 +196,13 @@ def split_row_fft_cases(n):
 # --- the gates, lowered so that small inputs take the threaded paths -------------------
 
 def lower_gates():
-    from flexarray import _reductions
-    from flexarray._engines import dispatch
     from flexarray._kernels.fft import rfft
-    from flexarray._kernels.reductions import reduce as kreduce
     from flexarray._engines import gates
-    _reductions._SPLIT_MIN_BYTES = 1 << 16
-    _reductions._SPLIT_SHORT_ROWS_MIN = 1 << 12
-    kreduce.PARALLEL_MIN = 0
-    kreduce.MINMAX_PARALLEL_MIN = 1 << 16
-    kreduce.OVERLAP_PARALLEL_MIN = 0
-    dispatch._NAN_MIN = 1 << 12
+    gates.REDUCE_SPLIT_MIN_BYTES = 1 << 16
+    gates.REDUCE_SPLIT_SHORT_ROWS_MIN = 1 << 12
+    gates.REDUCE_THREADS_MIN = 0
+    gates.REDUCE_OVERLAP_THREADS_MIN = 0
+    gates.NAN_REDUCE_KERNEL_MIN = 1 << 12
     gates.MATMUL_SPLIT_K_MIN_K = 256
     gates.MATMUL_SPLIT_K_MIN_MN = 4
     gates.MATMUL_SPLIT_K_ASPECT = 2
@@ -316,15 +312,8 @@ def test_same_bits_in_every_setting():
 
 def test_same_bits_when_fft_rows_are_split():
     """One or two rows longer than the split threshold: each row's phases cut over the
-    threads (1, 2, 4 and 8 threads; 3 below)."""
-    _check_group("fft_split", [s for s in SETTINGS if s != "3"], False, 1200)
-
-
-@pytest.mark.xfail(strict=True, reason="_kernels/fft/rfft._launch: with 3 threads a row's "
-                   "phase tasks (n2 // (4 * 3) columns) do not divide the row: wrong results "
-                   "or a crash; needs ntmin rounded up to a power of two")
-def test_same_bits_when_fft_rows_are_split_over_three_threads():
-    _check_group("fft_split", [None, "3"], False, 1200)
+    threads (1, 2, 3, 4 and 8 threads)."""
+    _check_group("fft_split", SETTINGS, False, 1200)
 
 
 @pytest.mark.slow
@@ -337,7 +326,7 @@ def test_same_bits_in_every_setting_at_full_size():
 
 @pytest.mark.slow
 def test_same_bits_when_fft_rows_are_split_at_full_size():
-    _check_group("fft_split", [s for s in SETTINGS if s != "3"], True, 3600)
+    _check_group("fft_split", SETTINGS, True, 3600)
 
 
 def test_worker_thread_gives_the_main_threads_bits(monkeypatch):
@@ -374,7 +363,8 @@ def test_large_sums_give_numpys_bits():
     """The NumPy reductions' cuts reproduce NumPy's single call bit for bit (its pairwise
     tree over every axis, its row-by-row order along an outer axis), on the pool."""
     import flexarray as xp
-    from flexarray import _reductions, _threads
+    from flexarray import _threads
+    from flexarray._engines import reductions as engine
     if _threads.NTHREADS < 2 or _threads.off_the_pool():
         pytest.skip("needs the pool")
     rng = np.random.default_rng(41)
@@ -384,7 +374,7 @@ def test_large_sums_give_numpys_bits():
             a = a + 1j * rng.standard_normal(a.shape)
         for v in (a, a.T, a[:, ::3], a[::-1]):
             for axis in ((None, 0) if dt != np.float32 else (None,)):
-                got = np.asarray(_reductions.reduce_np(
+                got = np.asarray(engine.reduce(
                     "sum", v, tuple(range(v.ndim)) if axis is None else (axis,), v.dtype))
                 want = np.asarray(np.add.reduce(v, axis))
                 assert got.tobytes() == want.tobytes(), (dt, v.strides, axis)
@@ -399,11 +389,12 @@ def test_extrema_over_every_axis_have_one_zero_sign_and_nan(op, monkeypatch):
     array holds a +0 (IEEE 754's maximum), a zero min -0 when it holds a -0, a NaN the
     default one."""
     import flexarray as xp
-    from flexarray import _reductions, _threads
-    monkeypatch.setattr(_reductions, "_SPLIT_MIN_BYTES", 1 << 16)
+    from flexarray import _threads
+    from flexarray._engines import gates
+    monkeypatch.setattr(gates, "REDUCE_SPLIT_MIN_BYTES", 1 << 16)
     monkeypatch.setattr(_threads, "_blas_spins_until", 0.0)
     sign = 1.0 if op == "max" else -1.0
-    n = 1 << 17  # (above dispatch.KERNEL_MIN: smaller ones are NumPy's single call)
+    n = 1 << 17  # (above the engine's KERNEL_MIN: smaller ones are NumPy's single call)
     base = -sign * np.abs(np.random.default_rng(42).standard_normal(n)) - sign
     cases = []
     for where in ([0], [n - 1], [5, n // 2], list(range(0, n, 97))):

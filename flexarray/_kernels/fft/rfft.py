@@ -649,7 +649,9 @@ def _launch(kind, flat, offs, es, out, olen, nc, dtype, scale):
         _threads.run_items(rows, range(nthreads), nthreads, pin=False, wait=False)
         return
     shared = workspace(pl)
-    ntmin = PIECES_PER_THREAD * nthreads
+    # a power of two: the phases' tasks must divide the row's columns whatever the
+    # thread count (3 threads cut 12 ways left columns out)
+    ntmin = 1 << (PIECES_PER_THREAD * nthreads - 1).bit_length()
     for b in range(nrows):
         for phase in range(OUT + 1):
             ntask = _phase_tasks(kind, phase, pl.n1, pl.n2, _nlanes(dtype), ntmin)[0]
