@@ -112,17 +112,11 @@ def worker(forced):
     """Serve timing requests (JSON lines on stdin, one answer per line on stdout)."""
     import flexarray as xp
     if forced:  # every thread gate at 1 element: two threads wherever the code can split
-        import importlib
         from flexarray._engines import gates
         for attr in ("ELEMENTWISE_THREADS_MIN_BYTES", "ELEMENTWISE_COMPUTE_THREADS_MIN",
                      "HALF_THREADS_MIN", "SELECT_THREADS_MIN", "GATHER_THREADS_MIN",
-                     "COPY_THREADS_MIN"):  # (read by the engines at each call)
+                     "COPY_THREADS_MIN", "REDUCE_THREADS_MIN"):  # (read at each call)
             setattr(gates, attr, 1)
-        for name in ("flexarray._kernels.reductions.reduce",):  # (bound at import)
-            mod = importlib.import_module(name)
-            for attr in dir(mod):
-                if attr.endswith("PARALLEL_MIN") and attr != "OVERLAP_PARALLEL_MIN":
-                    setattr(mod, attr, 1)
     ops = _ops()
     cell, calls = None, None
     out = sys.stdout

@@ -45,7 +45,7 @@ from . import _dtypes as _dt
 from . import _statistical as _st
 from ._array import Array, view_of, wrap
 from ._data_type_functions import astype
-from ._engines import dispatch
+from ._engines import reductions as reduction_engine
 from ._elementwise import conj, divide, isnan, logical_not, multiply, real, sqrt, subtract
 from ._helpers import (cast_result, check_array, check_bool, ignore_fp_errors,
                        names_its_errors, normalize_axes, normalize_axis, numpy_as_array)
@@ -93,7 +93,7 @@ _FMAX = {"nanmax": _fmax_reduce(np.fmax, "nanmax"), "nanmin": _fmax_reduce(np.fm
 
 
 #: float dtypes whose nan-reductions skip or count NaN in the reduction kernel
-#: (``dispatch.nan_reduce``: one pass, no filled copy; counts in float64, exact to 2**53)
+#: (the engine's ``nan_reduce``: one pass, no filled copy; counts in float64, exact to 2**53)
 _NAN_KERNEL_DTYPES = frozenset({_dt.float32, _dt.float64})
 _NAN_SKIP = {"nansum": "sum", "nanprod": "prod"}
 #: below the kernel's gate, NumPy's functions run on the array's memory (fewer calls than
@@ -126,7 +126,7 @@ def _fill_reduce(func, a, axis, keepdims, **kw):
         dt = a._dtype if kw.get("dtype") is None else _dt.normalize(kw["dtype"], func)
         if dt in _NAN_KERNEL_DTYPES:
             axes = normalize_axes(axis, a.ndim)
-            r = dispatch.nan_reduce(_NAN_SKIP[func], a._arr, axes, dt, "skip", keepdims)
+            r = reduction_engine.nan_reduce(_NAN_SKIP[func], a._arr, axes, dt, "skip", keepdims)
             if r is None:  # small: NumPy's own
                 with ignore_fp_errors():
                     r = _NAN_NUMPY[func](a._arr, axes, dtype=dt, keepdims=keepdims)
@@ -214,10 +214,10 @@ def nanmean(a, axis=None, dtype=None, keepdims=False):
     _checked("nanmean", a, axis, keepdims)
     if dtype is None and a._dtype in _NAN_KERNEL_DTYPES:
         arr, axes = a._arr, normalize_axes(axis, a.ndim)
-        total = dispatch.nan_reduce("sum", arr, axes, arr.dtype, "skip", keepdims)
+        total = reduction_engine.nan_reduce("sum", arr, axes, arr.dtype, "skip", keepdims)
         if total is None:  # small: NumPy's own (its warning for empty slices included)
             return wrap(np.asarray(np.nanmean(arr, axes, keepdims=keepdims)))
-        n = dispatch.nan_reduce("sum", arr, axes, _dt.float64, "count", keepdims)
+        n = reduction_engine.nan_reduce("sum", arr, axes, _dt.float64, "count", keepdims)
         if not n.all():
             warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
         with ignore_fp_errors():
@@ -263,14 +263,14 @@ def _nanvar_kernel(func, a, axes, ddof, keepdims):
     NumPy's own below the kernel's gate, and where a slice's sum is not finite: an
     infinity in the slice makes NaN deviations (inf - inf) that the kernel, which skips
     every NaN of them, would drop."""
-    total = dispatch.nan_reduce("sum", a, axes, a.dtype, "skip", True)
+    total = reduction_engine.nan_reduce("sum", a, axes, a.dtype, "skip", True)
     if total is None or not np.isfinite(total).all():  # (its dof <= 0 warning included)
         return wrap(np.asarray(_NAN_NUMPY[func](a, axes, ddof=ddof, keepdims=keepdims)))
-    n = dispatch.nan_reduce("sum", a, axes, _dt.float64, "count", True)
+    n = reduction_engine.nan_reduce("sum", a, axes, _dt.float64, "count", True)
     with ignore_fp_errors():
         d = np.subtract(a, (total / n).astype(a.dtype, copy=False))  # NaN stays NaN
         np.multiply(d, d, out=d)
-        ss = dispatch.nan_reduce("sum", d, axes, d.dtype, "skip", keepdims)
+        ss = reduction_engine.nan_reduce("sum", d, axes, d.dtype, "skip", keepdims)
         dof = n - ddof
         if not keepdims:
             dof = dof.reshape(ss.shape)

@@ -6,9 +6,10 @@ cumulative functions give the default integer of the same kind for smaller integ
 int64, uint8 -> uint64, bool -> int64) and keep floating dtypes. float16/bfloat16 accumulate
 in float32 and round once (NumPy's float16 sum overflows to inf and rounds every step).
 
-Engine: ``sum``/``prod``/``min``/``max`` go through :mod:`._reductions` (the Numba
-reduction kernels where they were measured faster, else NumPy's reductions on the strided
-view, with its slow shapes taken apart).
+Engine: ``sum``/``prod``/``min``/``max`` (and the sums of ``mean``, ``var`` and ``std``)
+call the reductions' engine (``flexarray._engines.reductions``: the Numba reduction kernels
+where they were measured faster, else NumPy's reductions on the strided view, with its slow
+shapes taken apart).
 """
 from __future__ import annotations
 
@@ -18,11 +19,10 @@ import math
 import numpy as np
 
 from . import _dtypes as _dt
-from ._engines import dispatch
 from ._array import Array, wrap
+from ._engines import reductions as engine
 from ._helpers import (cast_result, check_array, check_bool, ignore_fp_errors,
                        normalize_axis, numpy_as_array, reduction_axes)
-from ._reductions import UFUNCS, reduce_np
 
 __all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum",
            "var"]
@@ -89,25 +89,25 @@ _NATIVE_ACCUMULATION = frozenset({_dt.float32, _dt.float64, _dt.complex64, _dt.c
 def sum_np(a: np.ndarray, axes: tuple, out_dt, keepdims: bool = False) -> np.ndarray:
     """Sum of NumPy array ``a`` over ``axes`` as a fresh array of flexarray dtype ``out_dt``
     (float16/bfloat16 accumulate in float32). Shared with mean, trace and the norms."""
-    return cast_result(reduce_np("sum", a, axes, _compute_np(out_dt), keepdims), out_dt)
+    return cast_result(engine.reduce("sum", a, axes, _compute_np(out_dt), keepdims), out_dt)
 
 
 def _accumulate(func, x, axis, dtype, keepdims):
     if (type(x) is Array and dtype is None and x._dtype in _NATIVE_ACCUMULATION
-            and x._arr.size < dispatch.KERNEL_MIN):
+            and x._arr.size < engine.KERNEL_MIN):
         # the common small cases (~1.5 us less), exactly what the general path below
         # computes there: NumPy's whole-array reduce in x's own dtype, or one axis
         a = x._arr
         if axis is None and keepdims is False:
             with ignore_fp_errors():
-                return wrap(UFUNCS[func].reduce(a, None))
+                return wrap(engine.UFUNCS[func].reduce(a, None))
         if type(axis) is int and -a.ndim <= axis < a.ndim and (keepdims is False or
                                                                 keepdims is True):
-            return wrap(reduce_np(func, a, (axis % a.ndim,), a.dtype, keepdims))
+            return wrap(engine.reduce(func, a, (axis % a.ndim,), a.dtype, keepdims))
     axes = reduction_axes(func, x, axis, keepdims)
     _check_numeric(func, x)
     out_dt = accumulation_dtype(func, x._dtype, dtype)
-    r = reduce_np(func, x._arr, axes, _compute_np(out_dt), keepdims)
+    r = engine.reduce(func, x._arr, axes, _compute_np(out_dt), keepdims)
     return wrap(cast_result(r, out_dt))
 
 
@@ -133,15 +133,15 @@ _NATIVE_ORDER = frozenset(d for d in _dt.ALL if _dt.KIND[d] in "biuf" and d not 
 
 def _extremum(func, x, axis, keepdims):
     if (type(x) is Array and x._dtype in _NATIVE_ORDER
-            and 0 < x._arr.size < dispatch.KERNEL_MIN):
+            and 0 < x._arr.size < engine.KERNEL_MIN):
         # the common small cases (~1.5 us less), exactly what the general path below
         # computes there: NumPy's whole-array reduce, or one axis
         a = x._arr
         if axis is None and keepdims is False:
-            return wrap(UFUNCS[func].reduce(a, None))
+            return wrap(engine.UFUNCS[func].reduce(a, None))
         if type(axis) is int and -a.ndim <= axis < a.ndim and (keepdims is False or
                                                                 keepdims is True):
-            return wrap(reduce_np(func, a, (axis % a.ndim,), a.dtype, keepdims))
+            return wrap(engine.reduce(func, a, (axis % a.ndim,), a.dtype, keepdims))
     axes = reduction_axes(func, x, axis, keepdims)
     d = x._dtype
     _dt.check_dtype(func, "x", x, "real numeric or bool",
@@ -153,12 +153,7 @@ def _extremum(func, x, axis, keepdims):
                          f"{a.shape}, axis={axis}); the {func} of no elements is undefined "
                          f"(NumPy's words, which Dask looks for: zero-size array to reduction "
                          f"operation {func} which has no identity)")
-    r = dispatch.reduce(func, a, axes, a.dtype, keepdims)
-    if r is None:
-        if d in _dt.HALF:  # exact in float32; NumPy's own float16/bfloat16 max is 8-18x slower
-            a = a.astype(_F32)
-        r = reduce_np(func, a, axes, a.dtype, keepdims)
-    return wrap(cast_result(r, d))
+    return wrap(cast_result(engine.extremum(func, a, axes, keepdims), d))
 
 
 def max(x, /, *, axis=None, keepdims=False):
@@ -196,13 +191,14 @@ def mean(x, /, *, axis=None, keepdims=False, dtype=None):
         a = x._arr
         # (dividing by a positive count raises no floating-point exception; a Python int
         # keeps the float dtype)
-        if axis is None and keepdims is False and 0 < a.size < dispatch.KERNEL_MIN:
+        if axis is None and keepdims is False and 0 < a.size < engine.KERNEL_MIN:
             with ignore_fp_errors():
                 s = np.add.reduce(a, None)
             return wrap(s / a.size)
         if (type(axis) is int and -a.ndim <= axis < a.ndim and a.shape[axis]
                 and (keepdims is False or keepdims is True)):
-            return wrap(reduce_np("sum", a, (axis % a.ndim,), a.dtype, keepdims) / a.shape[axis])
+            return wrap(engine.reduce("sum", a, (axis % a.ndim,), a.dtype, keepdims)
+                        / a.shape[axis])
     axes = reduction_axes("mean", x, axis, keepdims)
     out_dt = _float_result("mean", x, allow_complex=True)
     if dtype is not None:
@@ -218,7 +214,7 @@ def mean(x, /, *, axis=None, keepdims=False, dtype=None):
         nan = complex(math.nan, math.nan) if _dt.KIND[out_dt] == "c" else math.nan
         return wrap(np.full(_out_shape(a.shape, axes, keepdims), nan, out_dt))
     acc = _compute_np(out_dt)
-    s = reduce_np("sum", a, axes, acc, keepdims)
+    s = engine.reduce("sum", a, axes, acc, keepdims)
     with ignore_fp_errors():
         r = np.true_divide(s, n, dtype=acc)
     return wrap(cast_result(r, out_dt))
@@ -241,9 +237,9 @@ def _variance(func, x, axis, correction, keepdims):
         return wrap(np.full(_out_shape(a.shape, axes, keepdims), math.nan, out_dt))
     acc = _compute_np(out_dt)
     n = _count(a.shape, axes)
-    with ignore_fp_errors():  # two passes, as np.var, with reduce_np's faster sums
-        d = np.asarray(np.subtract(a, reduce_np("sum", a, axes, acc, True) / n, dtype=acc))
-        r = reduce_np("sum", np.multiply(d, d, out=d), axes, acc, keepdims) / (n - correction)
+    with ignore_fp_errors():  # two passes, as np.var, with the engine's faster sums
+        d = np.asarray(np.subtract(a, engine.reduce("sum", a, axes, acc, True) / n, dtype=acc))
+        r = engine.reduce("sum", np.multiply(d, d, out=d), axes, acc, keepdims) / (n - correction)
         if func == "std":
             r = np.sqrt(r)
     return wrap(cast_result(r, out_dt))

@@ -8,7 +8,7 @@ import numpy as np
 from . import _dtypes as _dt
 from ._array import Array, wrap
 from ._helpers import cast_result, check_array, check_int, normalize_axis, reduction_axes
-from ._reductions import reduce_np
+from ._engines import reductions as engine
 
 __all__ = ["all", "any", "diff"]
 
@@ -43,7 +43,7 @@ def _truth(ufunc, byte_op, func, x, axis, keepdims):
     a = x._arr
     if (x._dtype is _dt.bool and len(axes) == 1 and a.ndim > 1 and a.shape[axes[0]] > 1
             and abs(a.strides[axes[0]]) > 1):  # 0/1 bytes: min is all, max is any
-        r = reduce_np(byte_op, a.view(np.uint8), axes, _U8, keepdims)
+        r = engine.reduce(byte_op, a.view(np.uint8), axes, _U8, keepdims)
         return wrap(r.view(np.bool_))
     r = ufunc.reduce(a, None if len(axes) == a.ndim else axes, np.bool_, None, keepdims)
     return wrap(np.asarray(r))

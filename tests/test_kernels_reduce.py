@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from flexarray._engines import reductions as reduction_engine
 from flexarray._kernels.reductions import reduce as reduce_kernels
 from helpers.kernels import arrays, in_layout, random_values, same_bits, shapes
 
@@ -192,12 +193,8 @@ def test_large_sums_are_pairwise_accurate_and_thread_independent(axes, monkeypat
         a = np.ascontiguousarray(np.tile(a, (32, 1))[:, :64])  # 65536 rows per column
     exact = np.sum(a.astype(np.float64), axis=axes)
     results = []
-    monkeypatch.setattr(reduce_kernels, "PARALLEL_MIN", 0)
     for nthreads in (1, 2, 3):
-        monkeypatch.setattr(reduce_kernels, "NTHREADS", nthreads)
-        monkeypatch.setattr(reduce_kernels, "threads_for", lambda work, gate, n=nthreads:
-                            n if gate is not None and work >= gate else 1)
-        results.append(reduce_kernels.reduce("sum", a, axes))
+        results.append(reduce_kernels.reduce("sum", a, axes, nthreads=nthreads))
     assert all(same_bits(r, results[0]) for r in results)
     rel = np.max(np.abs(results[0] - exact) / exact)
     assert rel < 2e-6
@@ -234,16 +231,15 @@ def windows(v, size):
 
 @pytest.mark.parametrize("size", [1, 7, 64, 300])
 def test_overlapping_window_sums_threads_and_accuracy(size, monkeypatch):
-    """Sliding-window sums (compute-bound: threads from OVERLAP_PARALLEL_MIN): the same bits
-    for any thread count, within the error bound, and reversed or strided windows too."""
+    """Sliding-window sums (compute-bound: their engine gives them threads from
+    gates.REDUCE_OVERLAP_THREADS_MIN): the same bits for any thread count, within the error
+    bound, and reversed or strided windows too."""
     rng = np.random.default_rng(21)
     v = rng.standard_normal(5000).astype(np.float32)
-    monkeypatch.setattr(reduce_kernels, "OVERLAP_PARALLEL_MIN", 0)
     for w in (windows(v, size), windows(v[::-1], size), windows(v[::3], size)[::2]):
         results = []
         for nthreads in (1, 2, 3):
-            monkeypatch.setattr(reduce_kernels, "NTHREADS", nthreads)
-            results.append(reduce_kernels.reduce("sum", w, (1,)))
+            results.append(reduce_kernels.reduce("sum", w, (1,), nthreads=nthreads))
         assert all(same_bits(r, results[0]) for r in results)
         assert float_bound_ok(results[0], w, (1,), "sum")
         assert same_bits(reduce_kernels.reduce("max", w, (1,)), np.max(w, axis=1))
@@ -259,8 +255,9 @@ def test_overlapping_window_sums_threads_and_accuracy(size, monkeypatch):
        st.integers(0, 2**32 - 1), st.sampled_from(["plain", "rows reversed", "reversed",
                                                     "rows strided"]))
 def test_short_contiguous_runs(dtype, op, n, seed, layout):
-    """Short contiguous reduced runs (NumPy's loop below _SHORT_RUN, kernels for widening
-    and halves): results match NumPy for any outer layout."""
+    """Short contiguous reduced runs as the engine runs them (NumPy's loop below its
+    _SHORT_RUN, the kernels for widening and halves): results match NumPy for any outer
+    layout."""
     rng = np.random.default_rng(seed)
     a = random_values(dtype, (9, n), rng, special=False, small_ints=True)
     v = {"plain": a, "rows reversed": a[::-1], "reversed": a[:, ::-1],
@@ -269,7 +266,7 @@ def test_short_contiguous_runs(dtype, op, n, seed, layout):
     if op in ("max", "min"):
         acc = None
     with np.errstate(all="ignore"):
-        got = reduce_kernels.reduce(op, v, (1,), acc)
+        got = reduction_engine._run_kernel(op, v, (1,), acc)
         ref = NP[op](v, axis=1, dtype=acc) if acc else NP[op](v, axis=1)
     assert got.dtype == ref.dtype
     if np.dtype(dtype).kind == "f" and op in ("sum", "prod"):

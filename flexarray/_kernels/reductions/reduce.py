@@ -13,8 +13,8 @@ NumPy's pairwise sum:
   columns); block vectors combine pairwise the same way. NumPy adds row by row here (a naive
   sum, error growing with the length); this is pairwise.
 - large reductions are split into segments whose partials NumPy combines pairwise; segment
-  sizes depend only on the shape, and segments can run on Python threads (``PARALLEL_MIN``;
-  off by default: measured no gain, see below).
+  sizes depend only on the shape, and segments run on the thread count the engine gives
+  (``flexarray._engines.reductions``).
 - sequential mode (``sequential``): NumPy's own order for float sums and real products
   along outer axes (``out += row`` row by row, from the identity), bit for bit NumPy's
   result, on one thread (faster than NumPy's loop: 0.68-0.95x its time; cutting the
@@ -24,8 +24,11 @@ NumPy's pairwise sum:
 float16/bfloat16 accumulate in float32 and round once; integers accumulate in the result
 dtype and wrap like NumPy; max/min propagate NaN like NumPy.
 
-Entry point: ``reduce(op, a, axes, dtype=None) -> ndarray`` (also ``reduce_sum``,
-``reduce_prod``, ``reduce_max``, ``reduce_min``). One specialization per (input dtype,
+Entry points: ``plan(op, a, axes, dtype=None, nan=None) -> Plan`` (the layout: mode,
+coalesced shapes, the facts the engine chooses by) and ``run(plan, nthreads) -> ndarray``;
+``reduce(op, a, axes, dtype=None, nan=None, nthreads=1)`` (also ``reduce_sum``,
+``reduce_prod``, ``reduce_max``, ``reduce_min``) does both. The engine chooses NumPy for
+short contiguous runs and the thread count. One specialization per (input dtype,
 accumulator dtype) and mode serves all four ops; cold compile ~1.5-2.4 s CPU each.
 
 Measured (bench/bench_kernels.py, 4096x4096 float32, one thread, busy 2-core machine):
@@ -33,18 +36,19 @@ sum over all 0.9-1.1x NumPy, axis 1 1.0-1.2x, axis 0 1.0-1.3x (memory-bound: ~2.
 noise on this machine is +-15%); max axis 0 0.9-1.1x; float16 sum 12-25x (NumPy converts
 element by element). Python overhead ~30 us per call: leave small arrays to NumPy.
 """
+from typing import NamedTuple
+
 import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable
 
 from flexarray._kernels import kernel
-from flexarray._kernels._intrinsics import (NTHREADS, PLAIN, cast_like, element_kind, flat_view,
-                                            gather, load_as, plan, run_split, stack_array)
-from flexarray._engines import gates
-from flexarray._threads import threads_for
+from flexarray._kernels._intrinsics import (PLAIN, cast_like, element_kind, flat_view, gather,
+                                            load_as, run_split, stack_array)
+from flexarray._kernels._intrinsics import plan as _plan
 
-__all__ = ["reduce", "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "sequential",
-           "OPS"]
+__all__ = ["Plan", "plan", "run", "reduce", "reduce_sum", "reduce_prod", "reduce_max",
+           "reduce_min", "sequential", "OPS"]
 
 OPS = {"sum": 0, "prod": 1, "max": 2, "min": 3}
 
@@ -55,12 +59,7 @@ _ROWS = 256        # outer mode: reduced positions per block
 _SEG = 1 << 16     # inner mode: elements per segment (a multiple of _BLOCK)
 _SEG_ELEMS = 1 << 22  # outer mode: about this many elements per work item
 _STACK = 64        # pairwise stack depth (2**64 blocks)
-_SHORT_RUN = 1024  # inner mode: shorter contiguous reduced runs go to NumPy (see reduce())
 
-PARALLEL_MIN = gates.REDUCE_THREADS_MIN  # measured: flexarray/_engines/gates.py
-MINMAX_PARALLEL_MIN = gates.MINMAX_OUTER_KERNEL_MIN_BYTES  # (bytes; max/min: no rounding)
-OVERLAP_PARALLEL_MIN = gates.REDUCE_OVERLAP_THREADS_MIN  # measured: flexarray/_engines/gates.py
-_REUSE = 4
 
 
 # ``nan``: None, or what a kernel does with NaN elements of a floating input: reduce them
@@ -415,21 +414,50 @@ def _pairwise(op, p):
 def _coalesce(shape, strides, rank):
     """Sort dims by decreasing |stride|, flip negative ones, merge, pad to ``rank``.
     Returns (shape, strides, offset delta) or None when more than ``rank`` dims remain."""
-    p = plan(shape, (strides,), (0,), rank=rank)
+    p = _plan(shape, (strides,), (0,), rank=rank)
     if p is None:
         return None
     return p[0], p[1][0], p[2][0]
 
 
-def reduce(op, a, axes, dtype=None, nan=None):
-    """Reduce NumPy array ``a`` over ``axes`` (a tuple of non-negative ints, any order).
+class Plan(NamedTuple):
+    """A reduction laid out for the kernels (:func:`plan`); :func:`run` computes it."""
+    op: int              # OPS code
+    a: np.ndarray        # the array reduced (a uint8 view of bools, a reordered copy)
+    axes: tuple          # its reduced axes, sorted
+    dt: np.dtype         # the result dtype
+    result: object       # the result when there is nothing to compute (else None)
+    as_bool: bool        # max/min of bools: the uint8 result is cast back
+    out_shape: tuple = ()
+    acc: np.dtype = None  # the accumulator dtype
+    kind: int = PLAIN
+    nan: object = None   # the kernels' ``nan`` (NAN_AS_IDENTITY, COUNT_NOT_NAN or None)
+    flat: np.ndarray = None
+    xo: int = 0
+    ksh: tuple = ()
+    kst: tuple = ()
+    rsh: tuple = ()
+    rst: tuple = ()
+    ident: object = None
+    outer: bool = False  # outer mode (a kept dim is the most contiguous), else inner mode
+    nred: int = 0        # reduced positions per output
+    nout: int = 0        # outputs
+    span: int = 0        # elements between the lowest and highest address of ``a``
+    contiguous_runs: bool = False  # inner mode over unit-stride runs of a plain dtype,
+    # accumulated in itself without a NaN rule: NumPy's own pairwise loop computes it as
+    # accurately
+
+
+def plan(op, a, axes, dtype=None, nan=None):
+    """The :class:`Plan` of reducing NumPy array ``a`` over ``axes`` (a tuple of
+    non-negative ints, any order): dims sorted, flipped and coalesced to the kernels'
+    fixed rank (a contiguous copy where too many remain).
 
     ``op``: "sum", "prod", "max" or "min". ``dtype``: the result dtype (NumPy dtype; default
     ``a.dtype``); sum/prod accumulate in it (float16/bfloat16 in float32, rounded once at
-    the end). Returns a new array of ``a``'s shape without ``axes``. max/min of an empty
-    set raise ValueError (the frontend should have raised first). ``nan`` (floating ``a``):
-    "skip" reduces NaN elements as the op's identity (NumPy's nansum, nanprod); "count"
-    (with op "sum") counts the elements that are not NaN.
+    the end). max/min of an empty set raise ValueError (the frontend should have raised
+    first). ``nan`` (floating ``a``): "skip" reduces NaN elements as the op's identity
+    (NumPy's nansum, nanprod); "count" (with op "sum") counts the elements that are not NaN.
     """
     opc = OPS[op]
     if opc >= 2 and a.dtype.kind == "c":
@@ -437,7 +465,7 @@ def reduce(op, a, axes, dtype=None, nan=None):
     dt = np.dtype(dtype) if dtype is not None else a.dtype
     if opc >= 2:
         if a.dtype == np.bool_:  # max/min of bools (any/all): on their bytes
-            return reduce(op, a.view(np.uint8), axes).astype(np.bool_)
+            return plan(op, a.view(np.uint8), axes)._replace(as_bool=True)
         dt = a.dtype
     axes = tuple(sorted(set(axes)))
     kept = tuple(d for d in range(a.ndim) if d not in axes)
@@ -453,12 +481,13 @@ def reduce(op, a, axes, dtype=None, nan=None):
     if nred == 0:
         if opc >= 2:
             raise ValueError(f"reduce: {op} of an empty set of elements has no value")
-        return np.full(out_shape, _identity(opc, acc)).astype(dt)
+        return Plan(opc, a, axes, dt, np.full(out_shape, _identity(opc, acc)).astype(dt),
+                    False)
     nout = 1
     for n in out_shape:
         nout *= n
     if nout == 0:
-        return np.empty(out_shape, dt)
+        return Plan(opc, a, axes, dt, np.empty(out_shape, dt), False)
     x = a.view(view) if view != a.dtype else a
     fv = flat_view(x, readonly=True)
     if fv is None:
@@ -471,50 +500,58 @@ def reduce(op, a, axes, dtype=None, nan=None):
     rc = _coalesce(tuple(a.shape[d] for d in axes), tuple(st[d] for d in axes), 3)
     if kc is None or rc is None:  # too many dims: reorder into a contiguous copy
         c = np.ascontiguousarray(np.moveaxis(a, axes, tuple(range(a.ndim - len(axes), a.ndim))))
-        return reduce(op, c, tuple(range(len(kept), a.ndim)), dtype, nan)
+        return plan(op, c, tuple(range(len(kept), a.ndim)), dtype, nan)
     ksh, kst = kc
     rsh, rst, rdelta = rc
     xo += rdelta
-    ident = _identity(opc, acc)
     inner_r = abs(rst[2])
     inner_k = min((abs(s) for n, s in zip(ksh, kst) if n > 1), default=None)
-    total = nred * nout
-    nth = threads_for(total, PARALLEL_MIN)
-    if opc >= 2 and a.nbytes >= MINMAX_PARALLEL_MIN:
-        nth = NTHREADS
-    if total >= OVERLAP_PARALLEL_MIN and _REUSE * _span(a.shape, st) <= total:
-        nth = NTHREADS
-    if inner_k is None or inner_r < inner_k or abs(kst[2]) != inner_k:
-        if (nred < _SHORT_RUN and rsh[0] * rsh[1] == 1 and inner_r == 1 and kind == PLAIN
-                and mode is None and acc == a.dtype):
-            # short contiguous runs: the kernel's per-run overhead (~60-100 ns) loses to
-            # NumPy's pairwise loop (float32 rows of 64: 0.35x, 256: 0.6x, 512: ~0.9x,
-            # 1024-4096: 0.9-1.2x); with no half or widening conversion NumPy is as accurate
-            f = _NP_COMBINE[opc]
-            with np.errstate(all="ignore"):
-                return np.asarray(f.reduce(a, axes, dt if opc < 2 else None))
-        seg = max(_BLOCK, -(-nred // _BLOCK) * _BLOCK) if nred <= _SEG else _SEG
-        nseg = -(-nred // seg)
-        partials = np.empty(nout * nseg, acc)
-        run_split(_inner, (opc, kind, flat, xo, ksh, kst, rsh, rst, seg, ident, mode, partials),
-                  nout * nseg, nth)
-        res = _pairwise(opc, partials.reshape(nout, nseg).T) if nseg > 1 else partials
+    outer = not (inner_k is None or inner_r < inner_k or abs(kst[2]) != inner_k)
+    runs = (not outer and rsh[0] * rsh[1] == 1 and inner_r == 1 and kind == PLAIN
+            and mode is None and acc == a.dtype)
+    return Plan(opc, a, axes, dt, None, False, out_shape, acc, kind, mode, flat, xo, ksh,
+                kst, rsh, rst, _identity(opc, acc), outer, nred, nout, _span(a.shape, st),
+                runs)
+
+
+def run(p, nthreads=1):
+    """The result of :class:`Plan` ``p`` (a fresh array of ``p.dt`` and ``p.out_shape``),
+    its work items on up to ``nthreads`` threads: the same bits on any count."""
+    if p.result is not None:
+        res = p.result
     else:
-        width = min(_WIDTH, ksh[2])
-        # (max/min, which do not round, in segments of 256K elements: work for every thread;
-        # default / one thread, 50,000 x 64 float64 axis 0, idle | busy: 0.54 | 1.02, with
-        # 1M-element segments 0.68 | 0.73-1.03, 4M 1.0)
-        seg_elems = _SEG_ELEMS if opc < 2 else _SEG_ELEMS >> 4
-        segr = max(_ROWS, (seg_elems // width) // _ROWS * _ROWS)
-        nseg = -(-nred // segr)
-        ncc = -(-ksh[2] // _WIDTH)
-        partials = np.empty(nseg * nout, acc)
-        run_split(_outer, (opc, kind, flat, xo, ksh, kst, rsh, rst, segr, ident, mode,
-                            partials),
-                  ksh[0] * ksh[1] * ncc * nseg, nth)
-        res = _pairwise(opc, partials.reshape(nseg, nout)) if nseg > 1 else partials
-    res = np.asarray(res).reshape(out_shape)
-    return res.astype(dt) if res.dtype != dt else res
+        opc, nred, nout, ksh = p.op, p.nred, p.nout, p.ksh
+        if not p.outer:
+            seg = max(_BLOCK, -(-nred // _BLOCK) * _BLOCK) if nred <= _SEG else _SEG
+            nseg = -(-nred // seg)
+            partials = np.empty(nout * nseg, p.acc)
+            run_split(_inner, (opc, p.kind, p.flat, p.xo, ksh, p.kst, p.rsh, p.rst, seg,
+                               p.ident, p.nan, partials), nout * nseg, nthreads)
+            res = _pairwise(opc, partials.reshape(nout, nseg).T) if nseg > 1 else partials
+        else:
+            width = min(_WIDTH, ksh[2])
+            # (max/min, which do not round, in segments of 256K elements: work for every
+            # thread; default / one thread, 50,000 x 64 float64 axis 0, idle | busy:
+            # 0.54 | 1.02, with 1M-element segments 0.68 | 0.73-1.03, 4M 1.0)
+            seg_elems = _SEG_ELEMS if opc < 2 else _SEG_ELEMS >> 4
+            segr = max(_ROWS, (seg_elems // width) // _ROWS * _ROWS)
+            nseg = -(-nred // segr)
+            ncc = -(-ksh[2] // _WIDTH)
+            partials = np.empty(nseg * nout, p.acc)
+            run_split(_outer, (opc, p.kind, p.flat, p.xo, ksh, p.kst, p.rsh, p.rst, segr,
+                               p.ident, p.nan, partials),
+                      ksh[0] * ksh[1] * ncc * nseg, nthreads)
+            res = _pairwise(opc, partials.reshape(nseg, nout)) if nseg > 1 else partials
+        res = np.asarray(res).reshape(p.out_shape)
+        if res.dtype != p.dt:
+            res = res.astype(p.dt)
+    return res.astype(np.bool_) if p.as_bool else res
+
+
+def reduce(op, a, axes, dtype=None, nan=None, nthreads=1):
+    """``run(plan(op, a, axes, dtype, nan), nthreads)``: the kernels' reduction of any
+    layout (see :func:`plan`); a new array of ``a``'s shape without ``axes``."""
+    return run(plan(op, a, axes, dtype, nan), nthreads)
 
 
 def _span(shape, strides):

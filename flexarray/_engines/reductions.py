@@ -1,32 +1,192 @@
-"""The reductions' engine (private): ``reduce_np``, the sums, products, maxima and minima
-of NumPy arrays over axes, for the statistical functions and for ``all``/``any``.
+"""The reductions' engine: sums, products, maxima and minima of NumPy arrays over axes
+(the statistical functions, ``all``/``any``, the nan-functions, ``trace`` and the norms), the
+only place that chooses between the Numba reduction kernels, NumPy's reduce and the pool's
+threads for them.
 
-The Numba reduction kernels where they were measured faster (:mod:`._engines`), NumPy's
-reduce otherwise, with three shapes of work NumPy's loop handles slowly taken apart: a
-short innermost axis folded column by column, a long outer axis of small slices folded
-by halves, and large reductions cut into pieces on the pool's threads.
+Chooses (gates in :mod:`.gates`, Reductions):
+
+- the kernels (``flexarray._kernels.reductions.reduce``) where they measured faster
+  (:func:`by_kernel`): float16/bfloat16 (NumPy converts element by element), widening sums
+  and products (integers of less than 64 bits into 64, float32 into float64) and float32
+  sums and products, each from its size in ``gates.REDUCE_KERNEL_MIN``, and max/min of
+  floats over a kept innermost dim from ``gates.MINMAX_OUTER_KERNEL_MIN_BYTES``; among
+  them, NumPy's pairwise loop for short contiguous runs (``_SHORT_RUN``); the kernels'
+  threads (:func:`_kernel_threads`);
+- the nan-reductions in one pass of the kernels (:func:`nan_reduce`) from
+  ``gates.NAN_REDUCE_KERNEL_MIN`` elements;
+- NumPy's reduce otherwise (:func:`reduce`), with three shapes of work its loop handles
+  slowly taken apart: a short innermost axis folded column by column, a long outer axis of
+  small slices folded by halves, and large reductions cut into pieces on the pool's
+  threads, each cut giving NumPy's single call's bits (docs/architecture.md, "Same bits
+  on any thread").
+
+Operands are NumPy arrays the frontend has validated (axes sorted, max/min over no
+elements rejected); results are fresh NumPy arrays or scalars.
 """
-from __future__ import annotations
-
-import builtins
-
+import ml_dtypes
 import numpy as np
 
-from . import _threads
-from ._engines import dispatch, gates
-from ._helpers import ignore_fp_errors, moved, quiet_call
+from .. import _threads
+from .._helpers import ignore_fp_errors, moved, quiet_call
+from . import gates
 
-__all__ = ["UFUNCS", "reduce_np"]
+__all__ = ["KERNEL_MIN", "UFUNCS", "by_kernel", "extremum", "innermost_dim", "nan_reduce",
+           "reduce"]
+
+_HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+
+#: below this many elements no reduction takes the kernels (the smallest of
+#: ``gates.REDUCE_KERNEL_MIN``; checked first, ~0.2 us: the chapters' small-call paths too)
+KERNEL_MIN = min(gates.REDUCE_KERNEL_MIN.values())
+
+
+# --- the kernels ---------------------------------------------------------------------------
+
+def _reduce_gate(op, a, axes, acc):
+    """The size from which the kernels take ``op`` of ``a`` over ``axes`` in ``acc``; None
+    where they never do."""
+    dt = a.dtype
+    if dt in _HALF:
+        return gates.REDUCE_KERNEL_MIN["float16" if dt == _HALF[0] else "bfloat16"]
+    if (op in ("max", "min") and dt.kind == "f"
+            and a.nbytes >= gates.MINMAX_OUTER_KERNEL_MIN_BYTES and _reduces_outer(a, axes)):
+        return 0
+    if op in ("sum", "prod"):
+        if (dt.kind in "biu" and dt.itemsize < 8 and acc.itemsize == 8) or (
+                dt == _F32 and acc == _F64):
+            return gates.REDUCE_KERNEL_MIN["widening"]
+        if dt == _F32 and acc == _F32:
+            return gates.REDUCE_KERNEL_MIN["float32 sum/prod"]
+    return None
+
+
+#: inner mode over contiguous runs shorter than this: NumPy's pairwise loop, whose per-run
+#: cost is lower than the kernel's ~60-100 ns (float32 rows of 64: the kernel at 0.35x
+#: NumPy's speed, 256: 0.6x, 512: ~0.9x, 1024-4096: 0.9-1.2x); with no half or widening
+#: conversion NumPy is as accurate
+_SHORT_RUN = 1024
+#: a kernel reduction reads each element this many times or more (overlapping windows):
+#: compute-bound, on every thread from gates.REDUCE_OVERLAP_THREADS_MIN
+_REUSE = 4
+
+
+def _kernel_threads(p):
+    """The threads of the kernels' plan ``p``: from ``gates.REDUCE_THREADS_MIN`` elements;
+    max/min (no rounding) from ``gates.MINMAX_OUTER_KERNEL_MIN_BYTES``; input that overlaps
+    itself (``_REUSE`` reads per element) from ``gates.REDUCE_OVERLAP_THREADS_MIN``."""
+    total = p.nred * p.nout
+    nth = _threads.threads_for(total, gates.REDUCE_THREADS_MIN)
+    if p.op >= 2 and p.a.nbytes >= gates.MINMAX_OUTER_KERNEL_MIN_BYTES:
+        nth = _threads.NTHREADS
+    if total >= gates.REDUCE_OVERLAP_THREADS_MIN and _REUSE * p.span <= total:
+        nth = _threads.NTHREADS
+    return nth
+
+
+def _run_kernel(op, a, axes, acc=None, nan=None):
+    """``op`` of ``a`` over ``axes`` (result dtype ``acc``; None: ``a``'s) by the kernels,
+    with NaN skipped or counted (``nan``: see ``_kernels.reductions.reduce.plan``), or by
+    NumPy's loop over short contiguous runs."""
+    from .._kernels.reductions import reduce as kernels
+    p = kernels.plan(op, a, axes, acc, nan)
+    if p.result is None and p.contiguous_runs and p.nred < _SHORT_RUN:
+        with np.errstate(all="ignore"):
+            r = np.asarray(UFUNCS[op].reduce(p.a, p.axes, p.dt if p.op < 2 else None))
+        return r.astype(np.bool_) if p.as_bool else r
+    return kernels.run(p, _kernel_threads(p))
+
+
+def _f32_product(a, axes, nan):
+    """A float32 product by the kernel, accumulated in float64 and rounded once. In
+    float32 its lanes, whose short products stay near 1 for data near 1, round with a bias
+    (products of 4M values in [0.999, 1.001]: relative error -1.6e-3 against NumPy's
+    3.7e-5, growing with the length); in float64 it is exact to ~1e-8 at that size and,
+    over all axes or the innermost, as fast (4096^2: 1.7-2.3 ms either way, NumPy 17 ms).
+    Over an outer axis float64 lanes cost 1.3-1.9x float32's (4096^2 axis 0: 3.3 ms,
+    NumPy 2.0): :func:`by_kernel` leaves that to NumPy."""
+    r = _run_kernel("prod", a, axes, _F64, nan)
+    with np.errstate(over="ignore"):  # (beyond float32's range: inf, the IEEE rounding)
+        return r.astype(_F32)
+
+
+def innermost_dim(a):
+    """The dim of ``a`` innermost in memory (the smallest stride, sizes 1 aside); None when
+    no dim has more than one element."""
+    if a.flags.c_contiguous and a.ndim and a.shape[-1] > 1:
+        return a.ndim - 1
+    inner = min(((abs(s), d) for d, (n, s) in enumerate(zip(a.shape, a.strides)) if n > 1),
+                default=None)
+    return None if inner is None else inner[1]
+
+
+def _reduces_outer(a, axes) -> bool:
+    """Whether the innermost dim of ``a`` in memory is a kept one."""
+    d = innermost_dim(a)
+    return d is not None and d not in axes
+
+
+def by_kernel(op, a, axes, acc, keepdims):
+    """``op`` ("sum", "prod", "max", "min") of ``a`` over the sorted tuple ``axes``,
+    accumulating in NumPy dtype ``acc`` (sum/prod), as a fresh array of dtype ``acc`` (or
+    ``a.dtype`` for max/min) by the kernels; None when NumPy is faster."""
+    if a.size < KERNEL_MIN or not axes:
+        return None
+    gate = _reduce_gate(op, a, axes, np.dtype(acc))
+    if gate is None or a.size < gate:
+        return None
+    if op == "prod" and a.dtype == _F32 and acc == _F32:
+        if _reduces_outer(a, axes):
+            return None  # (NumPy's row-by-row product: unbiased, and faster than float64's)
+        r = _f32_product(a, axes, None)
+    else:
+        r = _run_kernel(op, a, axes, acc if op in ("sum", "prod") else None)
+    if keepdims:
+        r = r.reshape(tuple(1 if i in axes else n for i, n in enumerate(a.shape)))
+    return r
+
+
+def nan_reduce(op, a, axes, acc, nan, keepdims):
+    """``op`` ("sum", "prod") of floating ``a`` over the sorted tuple ``axes`` with NaN
+    elements skipped (``nan`` "skip": NumPy's nansum/nanprod) or counted ("count": the
+    number of elements that are not NaN, with ``op`` "sum"), in NumPy dtype ``acc``, by the
+    kernels; None below ``gates.NAN_REDUCE_KERNEL_MIN`` (the caller runs NumPy's
+    nan-functions)."""
+    if a.size < gates.NAN_REDUCE_KERNEL_MIN or not axes:
+        return None
+    if op == "prod" and a.dtype == _F32 and acc == _F32:
+        r = _f32_product(a, axes, nan)
+    else:
+        r = _run_kernel(op, a, axes, acc, nan)
+    if keepdims:
+        r = r.reshape(tuple(1 if i in axes else n for i, n in enumerate(a.shape)))
+    return r
+
+
+def extremum(op, a, axes, keepdims):
+    """``op`` ("max" or "min") of ``a`` over ``axes`` (none of them empty where the result
+    is not): the kernels where they take it, else NumPy's reduce, on float16/bfloat16 in
+    float32 (exact; NumPy's own float16/bfloat16 max is 8-18x slower)."""
+    r = by_kernel(op, a, axes, a.dtype, keepdims)
+    if r is None:
+        if a.dtype in _HALF:
+            a = a.astype(_F32)
+        r = reduce(op, a, axes, a.dtype, keepdims)
+    return r
+
+
+# --- NumPy's reduce ------------------------------------------------------------------------
 
 #: the ufunc whose ``reduce`` computes each reduction (``np.sum`` & co. add ~4 us of Python)
 UFUNCS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum}
 
 
-def reduce_np(op: str, a: np.ndarray, axes: tuple, acc, keepdims: bool = False):
+def reduce(op: str, a: np.ndarray, axes: tuple, acc, keepdims: bool = False):
     """``op`` of NumPy array ``a`` over ``axes``, accumulating in NumPy dtype ``acc``: the
-    Numba kernel where measured faster (see :mod:`._engines`), else NumPy. Floating
+    Numba kernels where measured faster (:func:`by_kernel`), else NumPy. Floating
     overflow gives inf without a warning (the IEEE result)."""
-    r = dispatch.reduce(op, a, axes, acc, keepdims)
+    r = by_kernel(op, a, axes, acc, keepdims)
     if r is not None:
         return r
     f = UFUNCS[op]
@@ -36,8 +196,9 @@ def reduce_np(op: str, a: np.ndarray, axes: tuple, acc, keepdims: bool = False):
         r = _fold_short_axis(f, op, a, axes, acc, keepdims)
         if r is None:
             r = _fold_rows(f, op, a, axes, acc, keepdims)
-    if r is None and (a.nbytes >= _SPLIT_MIN_BYTES or (
-            not full and a.size >= _SPLIT_SHORT_ROWS_MIN and _row_length(a) <= _SHORT_ROW)):
+    if r is None and (a.nbytes >= gates.REDUCE_SPLIT_MIN_BYTES or (
+            not full and a.size >= gates.REDUCE_SPLIT_SHORT_ROWS_MIN
+            and _row_length(a) <= gates.REDUCE_SHORT_ROW_MAX)):
         r = _reduce_split(f, op, a, axes, acc, keepdims)
     if r is not None:
         return r
@@ -50,20 +211,10 @@ def reduce_np(op: str, a: np.ndarray, axes: tuple, acc, keepdims: bool = False):
     return quiet_call(f.reduce, a, axes, acc, None, keepdims)
 
 
-_SPLIT_MIN_BYTES = gates.REDUCE_SPLIT_MIN_BYTES
-_SPLIT_SHORT_ROWS_MIN = gates.REDUCE_SPLIT_SHORT_ROWS_MIN
-_SHORT_ROW = gates.REDUCE_SHORT_ROW_MAX
-
-
 def _row_length(a: np.ndarray) -> int:
     """The extent of ``a``'s innermost dim in memory (1 when no dim holds more)."""
-    d = dispatch.innermost_dim(a)
+    d = innermost_dim(a)
     return 1 if d is None else a.shape[d]
-
-
-_FOLD_MINMAX = gates.SHORT_AXIS_FOLD_MAX_MINMAX
-_FOLD_MINMAX_CACHED = gates.SHORT_AXIS_FOLD_MAX_MINMAX_CACHED
-_FOLD_CACHED_SIZE = gates.SHORT_AXIS_FOLD_CACHED_MAX_SIZE
 
 
 def _fold_short_axis(f, op, a, axes, acc, keepdims):
@@ -76,7 +227,8 @@ def _fold_short_axis(f, op, a, axes, acc, keepdims):
     ax = axes[0]
     k = a.shape[ax]
     if op in ("max", "min"):
-        most = _FOLD_MINMAX if a.size > _FOLD_CACHED_SIZE else _FOLD_MINMAX_CACHED
+        most = gates.SHORT_AXIS_FOLD_MAX_MINMAX if a.size > \
+            gates.SHORT_AXIS_FOLD_CACHED_MAX_SIZE else gates.SHORT_AXIS_FOLD_MAX_MINMAX_CACHED
     else:
         most = gates.SHORT_AXIS_FOLD_MAX
     if not 2 <= k <= most or a.size < k * gates.SHORT_AXIS_FOLD_MIN_OUT:
@@ -115,7 +267,7 @@ def _fold_rows(f, op, a, axes, acc, keepdims):
     if step <= a.itemsize:
         return None  # the innermost axis: NumPy's loop is fast
     others = [abs(s) for d, (m, s) in enumerate(zip(a.shape, a.strides)) if d != ax and m > 1]
-    if not others or step <= builtins.min(others):
+    if not others or step <= min(others):
         return None  # (or nothing beside it, or not the outer axis)
     if op in ("sum", "prod") and np.dtype(acc) != a.dtype:
         return None
@@ -142,14 +294,15 @@ def _sequential(op, a, axes, keepdims):
     on one thread, in 0.68-0.95x NumPy's time (2048^2 to 1M x 64 float64; cut over two
     threads it only got slower: no cut over threads gives these bits faster). None for
     other layouts."""
-    r = dispatch.kernel_module("reductions.reduce").sequential(op, a, axes)
+    from .._kernels.reductions import reduce as kernels
+    r = kernels.sequential(op, a, axes)
     if r is None or not keepdims:
         return r
     return r.reshape(tuple(1 if d in axes else m for d, m in enumerate(a.shape)))
 
 
 def _reduce_split(f, op, a, axes, acc, keepdims):
-    """A large reduction (:func:`reduce_np` gates the size: ``gates.REDUCE_SPLIT_*``) cut
+    """A large reduction (:func:`reduce` gates the size: ``gates.REDUCE_SPLIT_*``) cut
     into pieces that NumPy's reduce (which releases the GIL) takes on the pool's threads,
     the caller included: NumPy's loop is memory-bound at ~25 GB/s on one core, and a
     second one adds ~1.3-1.4x. None where NumPy's single call is the result.
@@ -178,7 +331,7 @@ def _reduce_split(f, op, a, axes, acc, keepdims):
         r = _sequential(op, a, axes, keepdims)
         if r is not None:
             return r
-    ax = builtins.max(range(a.ndim), key=lambda d: abs(a.strides[d]) if a.shape[d] > 1 else -1)
+    ax = max(range(a.ndim), key=lambda d: abs(a.strides[d]) if a.shape[d] > 1 else -1)
     n = a.shape[ax]
     inline = _threads.NTHREADS < 2 or _threads.runs_inline()
     if ax in axes and not (a.dtype.kind in "biu" and np.dtype(acc).kind in "biu"):
@@ -187,7 +340,7 @@ def _reduce_split(f, op, a, axes, acc, keepdims):
             if run is None or not _numpy_tree_holds(a.dtype) or inline:
                 return None
             leaves = _tree_leaves(run.shape[0], a.dtype.kind == "c",
-                                  builtins.max(1, (4 * _threads.NTHREADS - 1).bit_length()))
+                                  max(1, (4 * _threads.NTHREADS - 1).bit_length()))
             sums = _run_pieces(lambda i: f.reduce(run[leaves[i][0]:leaves[i][1]]),
                                len(leaves))
             r = _tree_combine(sums, leaves)
@@ -208,7 +361,7 @@ def _cut(f, a, axes, dtype, ax, keepdims):
     """``f.reduce`` of ``a`` over ``axes`` in ``4 * NTHREADS`` pieces along ``ax`` on the
     pool; the pieces' results joined (``ax`` kept) or combined pairwise (reduced)."""
     n = a.shape[ax]
-    pieces = builtins.min(n, 4 * _threads.NTHREADS)
+    pieces = min(n, 4 * _threads.NTHREADS)
     bounds = [n * i // pieces for i in range(pieces + 1)]
     lead = (slice(None),) * ax
     parts = _run_pieces(lambda i: f.reduce(a[lead + (slice(bounds[i], bounds[i + 1]),)],
