@@ -125,7 +125,7 @@ def track(array, buf: Buffer) -> None:
             views[:n] = [r for r in views[:n] if r() is not None]
     st = buf.storage
     a = array._arr
-    if st is not None and a.base is not st.block and a is not st.block:  # (_current)
+    if st is not None and a.base is not st.block and a is not st.block and a.size:
         with _lock:  # (a move is running or ran since the view was read: wait, then move it)
             st = buf.storage
             if not _current(array._arr, st):
@@ -134,7 +134,7 @@ def track(array, buf: Buffer) -> None:
 
 def _current(a: np.ndarray, st: Storage) -> bool:
     """Whether NumPy view ``a`` lies in ``st``'s block for sure (windows, whose base is
-    NumPy's stride-tricks object, and empty views are checked under the lock)."""
+    NumPy's stride-tricks object, are looked up under the lock: :func:`_rebased`)."""
     return a.base is st.block or a is st.block
 
 
