@@ -5,12 +5,13 @@ Layers, bottom to top (docs/architecture.md draws them):
 0. settings and memory: the gate table, the result-memory pool
 1. kernels: ``flexarray._kernels`` (Numba; below the array object, so they see NumPy only,
    and write into the output they are given), the one thread pool they run on
-   (``_threads``: its helpers poll with a kernel), and NumPy's BLAS on that pool (``_blas``)
+   (``_threads``: its helpers poll with a kernel)
 2. storage: dtypes, the device, buffers and copy-on-write
 3. the array object
 4. engines and argument checks: ``_engines.<family>``, one module per family, the only place
    that chooses between a kernel, NumPy and threads for it (and allocates the kernels'
-   outputs); ``_engines.dispatch``; ``_helpers``
+   outputs; NumPy's BLAS on the pool is the products' engine, ``_engines.matmul``);
+   ``_helpers``
 5. the standard's chapters, one module each (they do not import each other, nor kernels nor
    the thread pool: they validate and call their engine)
 6. operators and NumPy's protocols, installed on the array from one table
@@ -35,13 +36,11 @@ CHAPTERS = ["_creation", "_data_type_functions", "_elementwise", "_indexing", "_
 #: module (or package prefix) -> layer; the longest matching prefix wins
 LAYERS = {
     "flexarray._version": 0, "flexarray._engines.gates": 0, "flexarray._memory": 0,
-    "flexarray._kernels": 1, "flexarray._threads": 1, "flexarray._blas": 1,
+    "flexarray._kernels": 1, "flexarray._threads": 1,
     "flexarray._dtypes": 2, "flexarray._device": 2, "flexarray._buffer": 2,
     "flexarray._array": 3,
     "flexarray._engines": 4,  # the engines: every module of the package but gates
-    "flexarray._engines.dispatch": 4, "flexarray._helpers": 4, "flexarray._special": 4,
-    "flexarray._reductions": 4,
-    "flexarray._engines.nn": 4,
+    "flexarray._helpers": 4, "flexarray._special": 4,
     **{f"flexarray.{c}": 5 for c in CHAPTERS},
     "flexarray._protocols": 6,
     "flexarray.linalg": 7, "flexarray.fft": 7, "flexarray.nn": 7,
@@ -148,11 +147,7 @@ def test_kernels_import_no_flexarray_module_above_them():
 
 #: modules whose rule below still fails for a part that moves in the engine restructure of
 #: another family, with what is left (not strict: they pass once it has moved)
-_LEFT = {
-    "flexarray.fft": "the FFT's engine choice (rfft/pocketfft kernels) still sits in fft.py",
-    "flexarray._kernels.fft.pocket": "pocket's results are still allocated from _memory in "
-                                     "the kernel (the FFT engine is to pass them)",
-}
+_LEFT = {}
 
 
 def _cases(mods):
