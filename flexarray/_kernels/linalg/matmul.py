@@ -17,7 +17,8 @@ chosen the thread count and allocated ``out``. One specialization per integer dt
 import numpy as np
 
 from flexarray._kernels import kernel
-from flexarray._kernels._intrinsics import flat_view, run_split
+from flexarray._kernels._intrinsics import flat_view
+from flexarray._threads import run_split
 
 __all__ = ["int_matmul"]
 

@@ -25,12 +25,11 @@ import numpy as np
 from numba.extending import register_jitable
 
 from flexarray._kernels import kernel, ready
-from flexarray._kernels._intrinsics import (element_kind, flat_view, load_as, run_split,
-                                            stack_array)
+from flexarray._kernels._intrinsics import element_kind, flat_view, load_as, stack_array
 from flexarray._kernels.reductions.reduce import _LANES as _RLANES
 from flexarray._kernels.reductions.reduce import _combine, _identity, _lanes
 from flexarray._engines import gates
-from flexarray._threads import threads_for
+from flexarray._threads import run_split, threads_for
 
 __all__ = ["argmax", "argmin"]
 

@@ -44,8 +44,9 @@ from numba.extending import overload, register_jitable
 
 from flexarray._kernels import kernel
 from flexarray._kernels._intrinsics import (PLAIN, cast_like, element_kind, flat_view, gather,
-                                            load_as, run_split, stack_array)
+                                            load_as, stack_array)
 from flexarray._kernels._intrinsics import plan as _plan
+from flexarray._threads import run_split
 
 __all__ = ["Plan", "plan", "run", "reduce", "reduce_sum", "reduce_prod", "reduce_max",
            "reduce_min", "sequential", "OPS"]
