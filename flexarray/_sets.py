@@ -61,7 +61,7 @@ def _unique(x, func, need):
     ``need`` ("values", "counts", "inverse" or "all") does not ask for may be None."""
     check_array(x, func)
     flat = x._arr.reshape(-1)
-    if (r := _sort.unique_by_counting(flat, x.shape, need)) is not None:
+    if (r := _sort.unique_by_counting(flat, x._arr.shape, need)) is not None:
         return r
     n = flat.size
     key = flat.astype(np.float32) if x._dtype in _dt.HALF else flat

@@ -73,6 +73,8 @@ def kernel(func, a, ax):
     """``func`` ("argmax" or "argmin") of ``a`` along ``ax`` (None: all elements, flat
     indices) by the kernels, as an int64 array without the axis; None where NumPy is the
     faster (see the module's docstring)."""
+    if a.size < gates.ARG_KERNEL_MIN:  # (checked first: small calls skip a call)
+        return None
     mod = chosen_kernel(a, ax)
     if mod is None:
         return None

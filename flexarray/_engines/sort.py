@@ -95,21 +95,6 @@ def _reverse_key(a):
     return np.negative(a) if a.dtype.kind == "f" else np.invert(a)
 
 
-def _sorted_key(key, ax, stable):
-    """``key`` (the ordered operand, reversed for descending) sorted along ``ax``."""
-    floats = key.dtype.kind == "f"  # (equal integers and bools are the same bits: any
-    # sort of them is the stable one)
-    if floats and stable and key.size >= gates.SORT_TIES_MIN and key.dtype in _SIMD:
-        m = _last(key, ax)
-        r = np.array(m, order="C")  # (np.sort's copy keeps m's layout: rows would copy)
-        r.sort(axis=-1)
-        _ties().stable_values(_rows(r), _rows(m))
-        return r if ax == key.ndim - 1 else moved(r, -1, ax)
-    r = key.copy()  # the ndarray methods skip np.sort's Python wrapper (~0.3 us)
-    r.sort(axis=ax, kind=_kind(key.dtype, stable))
-    return r
-
-
 def _kind(dtype, stable):
     """NumPy's sort kind for ``dtype``: "stable" where stability is asked for and matters
     (floats: bits of equal values differ), and always for float16: NumPy 2.4's default
@@ -141,8 +126,20 @@ def sort(raw, a, ax, descending, stable):
         mod, rows = radix
         return _as_laid_out(_unrows(mod.sort(rows, descending, _radix_threads(rows)), raw, ax),
                             raw)
-    key = _reverse_key(a) if descending else a
-    r = _sorted_key(key, ax, stable)
+    key = _reverse_key(a) if descending else a  # (the ordered operand, reversed)
+    # floats: a SIMD sort made stable; equal integers and bools are the same bits: any
+    # sort of them is the stable one
+    if (stable and key.dtype.kind == "f" and key.size >= gates.SORT_TIES_MIN
+            and key.dtype in _SIMD):
+        m = _last(key, ax)
+        r = np.array(m, order="C")  # (np.sort's copy keeps m's layout: rows would copy)
+        r.sort(axis=-1)
+        _ties().stable_values(_rows(r), _rows(m))
+        if ax != key.ndim - 1:
+            r = moved(r, -1, ax)
+    else:
+        r = key.copy()  # the ndarray methods skip np.sort's Python wrapper (~0.3 us)
+        r.sort(axis=ax, kind=_kind(key.dtype, stable))
     if descending:
         r = _reverse_key(r)
     return _as_laid_out(r.astype(raw.dtype, copy=False), raw)
@@ -168,7 +165,7 @@ def argsort(raw, a, ax, descending, stable):
             and n <= gates.SORT_TIES_MAX[a.dtype.itemsize]
             and (p := _stable_argsort(key, ax)) is not None):
         return _as_laid_out(p, raw)
-    if (radix := _radix_rows(raw, ax)) is not None:
+    if n >= gates.RADIX_KERNEL_MIN and (radix := _radix_rows(raw, ax)) is not None:
         mod, rows = radix
         return _as_laid_out(_unrows(mod.argsort(rows, descending, _radix_threads(rows)), raw,
                                     ax), raw)
