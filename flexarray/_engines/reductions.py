@@ -419,15 +419,17 @@ def _one_run(a):
     run with positive strides (C or F order, transposes, a step along the innermost
     axis); None otherwise. NumPy's full reduction of such a layout is one pairwise sum
     over that run (with negative strides its order differs: not taken)."""
-    dims = sorted(((s, m) for m, s in zip(a.shape, a.strides) if m > 1), reverse=True)
+    if a.flags.c_contiguous:
+        return a.reshape(-1)  # (~0.3 us; as_strided took ~50 us, 5% of a 32 MB sum)
+    dims = sorted(((s, d) for d, (m, s) in enumerate(zip(a.shape, a.strides)) if m > 1),
+                  reverse=True)
     if not dims or dims[-1][0] <= 0:
         return None
-    step, total = dims[-1][0], 1
-    for (s, m), (inner_s, inner_m) in zip(dims, dims[1:] + [(None, None)]):
-        if inner_s is not None and s != inner_s * inner_m:
+    for (s, _), (inner_s, d) in zip(dims, dims[1:]):
+        if s != inner_s * a.shape[d]:
             return None
-        total *= m
-    return np.lib.stride_tricks.as_strided(a, (total,), (step,), writeable=False)
+    return a.transpose([d for _, d in dims] + [d for d in range(a.ndim) if a.shape[d] <= 1]
+                       ).reshape(-1, copy=False)
 
 
 #: NumPy's pairwise summation (``@TYPE@_pairwise_sum``): runs of more than
