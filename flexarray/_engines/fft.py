@@ -111,7 +111,15 @@ def transform(func, a, n, axis, norm):
     """The 1-D transform ``func`` ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft") of ``a``
     along the non-negative ``axis``, cut or zero-padded to ``n``, normalized by ``norm``
     (NumPy's semantics and result dtypes)."""
-    if a.dtype.kind == "f" and func in ("fft", "ifft"):
+    if func in _REAL_FAMILY:
+        if n >= (gates.FFT_KERNEL_MIN_N_F64 if a.dtype in _F64_KIND
+                 else gates.FFT_KERNEL_MIN_N_F32):
+            if func == "rfft":
+                return _rfft_kernel(a, n, axis, norm)
+            if func == "irfft":
+                return _irfft_kernel(a, n, axis, norm)
+            return (_hfft_kernel if func == "hfft" else _ihfft_kernel)(a, n, axis, norm)
+    elif a.dtype.kind == "f":  # fft/ifft of real input
         if a.size >= gates.FFT_FROM_REAL_MIN and n >= gates.FFT_FROM_REAL_MIN_N:
             shape = list(a.shape)
             shape[axis] = n
@@ -120,13 +128,6 @@ def transform(func, a, n, axis, norm):
             return pocket.full_from_real(a, n, axis, norm, func == "ifft", out,
                                          _pocket_threads(a.shape, axis, n))
         a = a.astype(np.complex128 if a.dtype == np.float64 else np.complex64)
-    if func in _REAL_FAMILY and n >= (gates.FFT_KERNEL_MIN_N_F64 if a.dtype in _F64_KIND
-                                      else gates.FFT_KERNEL_MIN_N_F32):
-        if func == "rfft":
-            return _rfft_kernel(a, n, axis, norm)
-        if func == "irfft":
-            return _irfft_kernel(a, n, axis, norm)
-        return (_hfft_kernel if func == "hfft" else _ihfft_kernel)(a, n, axis, norm)
     if a.size < gates.FFT_THREADS_MIN // 4:
         return _NUMPY[func](a, n, axis, norm)  # (no threads, NumPy's own allocation)
     real_in = func in ("rfft", "ihfft")
