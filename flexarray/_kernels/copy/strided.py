@@ -25,7 +25,8 @@ launch).
 import numpy as np
 
 from flexarray._kernels import kernel
-from flexarray._kernels._intrinsics import flat_view, plan, row_item, run_split
+from flexarray._kernels._intrinsics import flat_view, plan, row_item
+from flexarray._threads import run_split
 
 __all__ = ["copy_into", "ascontiguous", "copy_flat", "launch_size"]
 

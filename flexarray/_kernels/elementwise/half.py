@@ -39,9 +39,9 @@ from numba.extending import overload, register_jitable
 from flexarray._kernels import kernel, ready
 from flexarray._kernels._intrinsics import (as_readonly, bf16_load, bf16_store, f16_load,
                                             f16_store, flat_view, fpext_half, fptrunc_half,
-                                            plan, row_item, run_split)
+                                            plan, row_item)
 from flexarray._engines import gates
-from flexarray._threads import threads_for
+from flexarray._threads import run_split, threads_for
 
 __all__ = ["binary", "binary_flat", "to_float32", "from_float32", "convert_into",
            "convert_flat", "OPS", "HALF_DTYPES"]
