@@ -9,7 +9,8 @@ busy core simply takes fewer pieces). ``FLEXARRAY_NUM_THREADS`` sets the thread 
   :func:`run_split` cuts ``[0, total)`` into pieces for a kernel ``fn(*args, lo, hi)``;
   :func:`threads_for` is the one rule for a thread count under a gate.
 - The helpers linger ~2 ms after each job, polling for the next one in a ``nogil`` kernel
-  before they block, and are pinned to CPUs of their own; the caller is pinned to the
+  before they block (once that kernel is compiled or in the disk cache: it never compiles
+  on the caller's thread), and are pinned to CPUs of their own; the caller is pinned to the
   first CPU for the duration of a call (see :class:`_Pool` and :class:`_Pinned` for the
   measurements). ``flexarray.nn`` adds single-threaded BLAS around its calls
   (``_engines/nn/par.py``).
@@ -19,8 +20,8 @@ busy core simply takes fewer pieces). ``FLEXARRAY_NUM_THREADS`` sets the thread 
 - For ~0.15 s after a product large enough for BLAS's own threads, which spin-wait for
   the next call meanwhile, parallel calls run inline too (:func:`blas_ran`).
 
-This module imports no Numba until the pool is first used (the helpers' polling kernel):
-``import flexarray`` stays cheap.
+This module imports no Numba itself (a helper imports the polling kernel after its first
+job): ``import flexarray`` stays cheap.
 """
 import collections
 import contextlib
@@ -217,18 +218,21 @@ class _Pool:
     ``nogil`` kernel, for the next job before they block, as OpenMP runtimes spin after a
     parallel region. A blocked thread's CPU goes idle, and on a virtual machine waking it again
     took ~40 us at best (a 2-item job's round trip: 36 us best, 87 us median; 5.7 us with
-    a lingering helper) and more when the host had descheduled the idle CPU meanwhile."""
+    a lingering helper) and more when the host had descheduled the idle CPU meanwhile.
+
+    The polling kernel (``flexarray._kernels._intrinsics.linger``) is asked for by the
+    helpers, never by the caller: until it runs without a compile (compiled, or in the disk
+    cache: ``flexarray._kernels.ready``, which has the background process compile it
+    meanwhile) the helpers block after each job without lingering. So no first parallel
+    call waits for its compile."""
 
     def __init__(self, n):
-        from flexarray._kernels.nn.common import linger
         self.jobs = collections.deque()
         self.cv = threading.Condition()
         self.signal = np.zeros(8, np.int64)  # [0]: jobs posted so far
-        self.linger = linger
-        t = time.perf_counter()
-        linger(self.signal, 0, 4096)  # calibrate the poll (~25 ns here)
-        per_poll = max((time.perf_counter() - t) / 4096, 1e-9)
-        self.polls = int(_LINGER_SECONDS / per_poll)
+        self.polls = 0  # polls per linger; 0 until the polling kernel is ready
+        self.linger = None
+        self.calibrating = threading.Lock()
         self.cpus = _allowed_cpus()[:n + 1]  # caller on cpus[0], helper i on cpus[i + 1]
         for i in range(n):
             threading.Thread(target=self._loop, args=(i,), name=f"{_THREAD_PREFIX}-{i}",
@@ -239,6 +243,24 @@ class _Pool:
             self.jobs.extend([job] * helpers)
             self.signal[0] += 1
             self.cv.notify(helpers)
+
+    def _ready(self):
+        """Whether the helpers may linger: the polling kernel runs without a compile on
+        this thread (then calibrated once: ~25 ns a poll here)."""
+        from flexarray._kernels import ready
+        from flexarray._kernels._intrinsics import linger
+        if not ready(linger, "poll", self.signal, 0, 0):
+            return False
+        with self.calibrating:
+            if not self.polls:
+                probe = np.zeros(8, np.int64)
+                linger(probe, 0, 1)  # (loads it here when background compiles are off)
+                t = time.perf_counter()
+                linger(probe, 0, 4096)  # (the full 4096 polls)
+                per_poll = max((time.perf_counter() - t) / 4096, 1e-9)
+                self.linger = linger
+                self.polls = max(1, int(_LINGER_SECONDS / per_poll))
+        return True
 
     def _loop(self, i):
         np.seterr(all="ignore")  # this thread's setting (see run)
@@ -254,7 +276,7 @@ class _Pool:
                 job = self.jobs.popleft()
                 seen = int(self.signal[0])
             job.help()
-            if not self.jobs:
+            if not self.jobs and (self.polls or self._ready()):
                 self.linger(self.signal, seen, self.polls)
 
 

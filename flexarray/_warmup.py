@@ -181,10 +181,11 @@ def _matmul(only=None):
 
 
 def _threads(only=None):
-    import flexarray as xp
-    # a call large enough to split over the pool's threads: the pool's helpers poll with
-    # a kernel of their own, compiled when the pool starts
-    xp.exp(xp.ones(1 << 22, dtype=xp.float32))
+    # the pool's helpers poll with a kernel of their own (asked for by the helpers, never
+    # compiled on a caller's thread): compiled here directly, since a helper would compile
+    # it after this recipe returned
+    from flexarray._kernels._intrinsics import linger
+    linger(np.zeros(8, np.int64), 0, 1)
 
 
 RECIPES = {             # (the longest first: ``warm`` hands them out in this order)

@@ -20,12 +20,16 @@ Python side (~5-30 us per call):
   1-D buffer, an element offset and element strides.
 - :func:`plan` sorts, flips and coalesces the dimensions of several operands sharing one
   iteration shape and pads them to a fixed rank, so that a kernel compiles once per dtype.
-- :func:`run_split` spreads a serial ``nogil`` kernel's work items over Python threads.
+
+Threads: kernels take ``run_split`` from the thread pool (``flexarray._threads``); the
+pool's polling kernel, :func:`linger` (its helpers' wait for the next job), lives here.
 
 Note: Numba's disk cache is keyed on each kernel's own source file; after editing this
 file, clear the kernel caches (``__pycache__/*.nbi``/``*.nbc``) or the families keep
 using the old helpers.
 """
+
+import platform
 
 import ml_dtypes
 import numpy as np
@@ -36,10 +40,12 @@ from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic, overload, register_jitable
 from numba.np.numpy_support import as_dtype
 
+from flexarray._kernels import kernel
+
 __all__ = ["f16_load", "f16_store", "bf16_load", "bf16_store", "fpext_half", "fptrunc_half",
            "f32_bits", "bits_f32", "PLAIN", "F16", "BF16", "element_kind", "load_as",
            "cast_like", "as_readonly", "stack_array", "gather", "flat_view", "plan",
-           "run_split", "RANK", "NTHREADS", "row_item"]
+           "RANK", "row_item", "linger"]
 
 RANK = 4  # kernels take shape/stride tuples of exactly this length
 
@@ -218,8 +224,44 @@ def row_item(t, shape, chunk):
     return i0, i1, i2, start, min(chunk, n3 - start)
 
 
-# ---------------------------------------------------------------- threads
-from flexarray._threads import NTHREADS, run_split  # noqa: E402 (re-exported for kernels)
+# ---------------------------------------------------------------- the thread pool's polling
+_X86 = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
+
+
+@intrinsic
+def _load_acquire(typingctx, a, i):
+    """a[i] (1-D int64 array) read with acquire ordering: a load the compiler may not
+    hoist out of a polling loop."""
+    def codegen(context, builder, sig, args):
+        ary = context.make_array(sig.args[0])(context, builder, args[0])
+        return builder.load_atomic(builder.gep(ary.data, [args[1]]), "acquire", 8)
+    return types.int64(a, i), codegen
+
+
+@intrinsic
+def _cpu_relax(typingctx):
+    """The spin-wait hint (x86 ``pause``; nothing elsewhere)."""
+    def codegen(context, builder, sig, args):
+        if _X86:
+            fn = builder.module.declare_intrinsic("llvm.x86.sse2.pause", fnty=ir.FunctionType(
+                ir.VoidType(), []))
+            builder.call(fn, [])
+        return context.get_dummy_value()
+    return types.void(), codegen
+
+
+@kernel
+def linger(signal, seen, spins):
+    """The thread pool's polling kernel (``flexarray._threads._Pool``): poll signal[0]
+    (without the GIL) until it differs from ``seen`` or ``spins`` polls have passed;
+    returns its last value."""
+    v = _load_acquire(signal, 0)
+    for _ in range(spins):
+        if v != seen:
+            break
+        _cpu_relax()
+        v = _load_acquire(signal, 0)
+    return v
 
 
 # ---------------------------------------------------------------- layout prep

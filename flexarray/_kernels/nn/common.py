@@ -1,6 +1,4 @@
 """Small helpers shared by the flexarray.nn kernel files (private)."""
-import platform
-
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
@@ -113,42 +111,3 @@ def vector_sum(typingctx, src, start, nvec):
             h //= 2
         return builder.extract_element(v, i64(0))
     return src.dtype(src, start, nvec), codegen
-
-
-# ------------------------------------------------------------------- lingering workers
-_X86 = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
-
-
-@intrinsic
-def _load_acquire(typingctx, a, i):
-    """a[i] (1-D int64 array) read with acquire ordering: a load the compiler may not
-    hoist out of a polling loop."""
-    def codegen(context, builder, sig, args):
-        ary = context.make_array(sig.args[0])(context, builder, args[0])
-        return builder.load_atomic(builder.gep(ary.data, [args[1]]), "acquire", 8)
-    return types.int64(a, i), codegen
-
-
-@intrinsic
-def _cpu_relax(typingctx):
-    """The spin-wait hint (x86 ``pause``; nothing elsewhere)."""
-    def codegen(context, builder, sig, args):
-        if _X86:
-            fn = builder.module.declare_intrinsic("llvm.x86.sse2.pause", fnty=ir.FunctionType(
-                ir.VoidType(), []))
-            builder.call(fn, [])
-        return context.get_dummy_value()
-    return types.void(), codegen
-
-
-@kernel
-def linger(signal, seen, spins):
-    """Poll signal[0] (without the GIL) until it differs from ``seen`` or ``spins``
-    polls have passed; returns its last value."""
-    v = _load_acquire(signal, 0)
-    for _ in range(spins):
-        if v != seen:
-            break
-        _cpu_relax()
-        v = _load_acquire(signal, 0)
-    return v
