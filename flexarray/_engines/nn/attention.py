@@ -8,7 +8,8 @@ BLAS again, reading the transposed tile in place. Work is split over worker thre
 
 * Materialized path, when one head's (L, S) scores fit ``gates.ATTENTION_MATERIALIZE_MAX``
   elements (1 MB of float32, cache-resident between the two GEMMs): items are groups of
-  heads.
+  heads (as many as balance gates.NN_BALANCE_THREADS threads: the same on any thread
+  count).
 * Flash path otherwise: items are (head, query block of ``_BQ``); each walks the keys in
   tiles of ``_BK`` with an online softmax (running max, rescaled sums and outputs), so
   memory is O(_BQ x _BK) per worker whatever L and S. Causal tiles above the diagonal
@@ -84,10 +85,12 @@ def sdpa(q, k, v, mask, is_causal, scale, gqa_rep):
 
     if L * S <= gates.ATTENTION_MATERIALIZE_MAX:
         # materialized: whole (S, L) score matrices, several heads per item (one BLAS
-        # call per head, Python overhead per group)
+        # call per head, Python overhead per group); the groups are sized for
+        # gates.NN_BALANCE_THREADS threads, never the actual count, so that the results do
+        # not depend on it (a group's heads share one batched product)
         cend = min(S, L) if is_causal else S  # causal: later keys are never seen
         nh = max(1, min(gates.ATTENTION_MATERIALIZE_MAX // (L * S),
-                        -(-B // (2 * par.workers()))))
+                        -(-B // (2 * gates.NN_BALANCE_THREADS))))
 
         def item_fn(b0):
             b1 = min(B, b0 + nh)
