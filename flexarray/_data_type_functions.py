@@ -8,7 +8,8 @@ import numpy as np
 from . import _dtypes as _dt
 from ._array import Array, copy_of, wrap
 from ._device import check_device
-from ._helpers import ignore_fp_errors, numpy_as_array
+from ._fp import fp_quiet
+from ._helpers import numpy_as_array
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
@@ -73,7 +74,7 @@ def astype(x, dtype, /, *, copy=True, device=None):
     if dtype is x._dtype:
         return copy_of(x) if copy else x
     _dt.check_complex_cast(x._dtype, dtype, "astype")
-    with ignore_fp_errors():
+    with fp_quiet():
         return wrap(x._arr.astype(dtype))
 
 

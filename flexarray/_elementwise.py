@@ -4,7 +4,7 @@ The frontend: validation, type promotion and the table. The arithmetic runs on t
 elementwise engine (``flexarray._engines.elementwise``: NumPy ufuncs on strided views of the
 buffers, in chunks on the pool's threads for large outputs; float16/bfloat16 in float32,
 rounded once); calls below its ``FAST_MAX`` elements, which can use neither threads nor the
-result pool, call the ufunc here directly. Where NumPy's result differs from the standard's
+recycled memory, call the ufunc here directly. Where NumPy's result differs from the standard's
 special cases, a small NumPy-level fix in :mod:`._special` is used.
 """
 from __future__ import annotations
@@ -25,7 +25,8 @@ from ._engines.elementwise import apart as _apart
 from ._engines.elementwise import compute as _compute
 from ._engines.elementwise import fits as _fits
 from ._engines.elementwise import ufunc as _ufunc
-from ._helpers import ignore_fp_errors, numpy_as_array, python_scalar, quiet_caller
+from ._fp import fp_quiet, fp_quiet_numpy_caller
+from ._helpers import numpy_as_array, python_scalar
 
 # --- the table ----------------------------------------------------------------------------
 # name: (implementation, input category, result rule, may warn)
@@ -159,7 +160,7 @@ def _make_unary(name, func, cat):
             return wrap(run(a))
         return wrap(_compute(name, func, (a,), x._dtype))
     fast = allowed - set(_dt.HALF)
-    run = quiet_caller(func, 1)  # func with floating-point warnings off, for the fast path
+    run = fp_quiet_numpy_caller(func, 1)  # func, floating-point warnings off: the fast path
     return f
 
 
@@ -214,7 +215,7 @@ def _make_binary(name, func, cat):
 
     fast = allowed - set(_dt.HALF)
     fast_float = fast & {_dt.float32, _dt.float64}
-    run = quiet_caller(func, 2)  # func with floating-point warnings off, for the fast paths
+    run = fp_quiet_numpy_caller(func, 2)  # func, floating-point warnings off: the fast paths
     f.with_ndarray = with_ndarray
     return f
 
@@ -244,7 +245,7 @@ def apply_elided(name, x, other, reflected=False):
 
 _INPLACE_FAST = {name: _ALLOWED[name] & {_dt.float32, _dt.float64} for name in BINARY}
 #: name -> ``func(x, y, out=x)`` with floating-point warnings off (apply_inplace's fast path)
-_INPLACE_RUN = {name: quiet_caller(func, 2, into_first=True)
+_INPLACE_RUN = {name: fp_quiet_numpy_caller(func, 2, into_first=True)
                 for name, (func, _, _) in BINARY.items()}
 
 
@@ -284,7 +285,7 @@ def apply_inplace(name, x, other):
                             f"{x._dtype} to {rdt}; in-place operators keep the left "
                             f"operand's dtype")
         r = _compute(name, func, (a1, a2), dt)
-        with ignore_fp_errors():
+        with fp_quiet():
             x._write(_assign, r)
         return
     if x._rewritten(lambda out: _compute(name, func, (a1, a2), dt, out=out)):

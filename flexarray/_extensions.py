@@ -47,8 +47,9 @@ from ._array import Array, view_of, wrap
 from ._data_type_functions import astype
 from ._engines import reductions as reduction_engine
 from ._elementwise import conj, divide, isnan, logical_not, multiply, real, sqrt, subtract
-from ._helpers import (cast_result, check_array, check_bool, ignore_fp_errors,
-                       names_its_errors, normalize_axes, normalize_axis, numpy_as_array)
+from ._fp import fp_quiet
+from ._helpers import (cast_result, check_array, check_bool, names_its_errors, normalize_axes,
+                       normalize_axis, numpy_as_array)
 from ._manipulation import permute_dims, reshape
 from ._searching import argmax, argmin, where
 from ._utility import all as _all, any as _any
@@ -128,7 +129,7 @@ def _fill_reduce(func, a, axis, keepdims, **kw):
             axes = normalize_axes(axis, a.ndim)
             r = reduction_engine.nan_reduce(_NAN_SKIP[func], a._arr, axes, dt, "skip", keepdims)
             if r is None:  # small: NumPy's own
-                with ignore_fp_errors():
+                with fp_quiet():
                     r = _NAN_NUMPY[func](a._arr, axes, dtype=dt, keepdims=keepdims)
             return wrap(np.asarray(r))
     if func in _FMAX:
@@ -220,7 +221,7 @@ def nanmean(a, axis=None, dtype=None, keepdims=False):
         n = reduction_engine.nan_reduce("sum", arr, axes, _dt.float64, "count", keepdims)
         if not n.all():
             warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
-        with ignore_fp_errors():
+        with fp_quiet():
             return wrap((total / n).astype(a._dtype, copy=False))
     x, mask, dt = _float_input("nanmean", a, dtype)
     total = _st.sum(where(mask, 0, x), axis=axis, keepdims=keepdims)
@@ -267,7 +268,7 @@ def _nanvar_kernel(func, a, axes, ddof, keepdims):
     if total is None or not np.isfinite(total).all():  # (its dof <= 0 warning included)
         return wrap(np.asarray(_NAN_NUMPY[func](a, axes, ddof=ddof, keepdims=keepdims)))
     n = reduction_engine.nan_reduce("sum", a, axes, _dt.float64, "count", True)
-    with ignore_fp_errors():
+    with fp_quiet():
         d = np.subtract(a, (total / n).astype(a.dtype, copy=False))  # NaN stays NaN
         np.multiply(d, d, out=d)
         ss = reduction_engine.nan_reduce("sum", d, axes, d.dtype, "skip", keepdims)

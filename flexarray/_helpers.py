@@ -8,16 +8,15 @@ IndexError). Messages name the function, the argument, what was given and what i
 A dtype's category is checked by ``_dtypes.check_dtype`` (see ``_dtypes.py`` for why there).
 """
 import builtins
-import contextvars
 import functools
 import operator
 import sys
-import threading
 
 import numpy as np
 
 from . import _dtypes as _dt
 from ._array import Array, wrap, wrap_foreign
+from ._fp import fp_quiet
 
 
 class AxisError(ValueError, IndexError):
@@ -191,106 +190,6 @@ def names_its_errors(func):
 
 # --- results and operands -------------------------------------------------------------------
 
-try:  # NumPy 2 keeps its floating-point error state in a context variable: setting it
-    # directly costs ~0.1 us, where ``with np.errstate(...)`` costs ~1-2 us per call
-    from numpy._core._multiarray_umath import _extobj_contextvar as _ERRSTATE
-    from numpy._core._multiarray_umath import _make_extobj
-    _IGNORE_ALL = _make_extobj(all="ignore")
-except ImportError:  # pragma: no cover - other NumPy versions
-    _ERRSTATE = None
-
-
-def quiet(func, args, out=None):
-    """``func(*args[, out=out])`` with floating-point warnings off: IEEE results (inf, NaN)
-    are the defined behaviour of these functions, not an error."""
-    if _ERRSTATE is None:
-        with np.errstate(all="ignore"):
-            return func(*args) if out is None else func(*args, out=out)
-    token = _ERRSTATE.set(_IGNORE_ALL)
-    try:
-        return func(*args) if out is None else func(*args, out=out)
-    finally:
-        _ERRSTATE.reset(token)
-
-
-_quiet_contexts = threading.local()
-
-
-def _quiet_context():
-    """This thread's context whose NumPy error state ignores all (see :func:`quiet_caller`)."""
-    try:
-        return _quiet_contexts.ctx
-    except AttributeError:
-        ctx = _quiet_contexts.ctx = contextvars.Context()
-        ctx.run(_ERRSTATE.set, _IGNORE_ALL)
-        return ctx
-
-
-def quiet_caller(func, nargs, into_first=False):
-    """``lambda *args: quiet(func, args)`` for ``nargs`` positional arguments, for a NumPy-level
-    ``func`` (a ufunc, or a function of ``_special``'s that calls NumPy only: nothing in it
-    calls back into flexarray), run in a context of this thread's whose error state
-    ignores all: ~0.05 us where setting and resetting NumPy's error state costs ~0.25 us
-    (the fast paths of small elementwise calls). A context is entered by one thread at a
-    time, and not again from inside itself: hence one per thread, and NumPy-level
-    functions only. ``into_first``: ``func(x, y, out=x)``, an in-place operator."""
-    if _ERRSTATE is None:  # pragma: no cover - other NumPy versions
-        if into_first:
-            return lambda x, y: quiet(func, (x, y), x)
-        return lambda *args: quiet(func, args)
-    if into_first:
-        def run(x, y):
-            try:
-                return _quiet_contexts.ctx.run(func, x, y, out=x)
-            except AttributeError:
-                return _quiet_context().run(func, x, y, out=x)
-    elif nargs == 1:
-        def run(x):
-            try:
-                return _quiet_contexts.ctx.run(func, x)
-            except AttributeError:
-                return _quiet_context().run(func, x)
-    else:
-        def run(x, y):
-            try:
-                return _quiet_contexts.ctx.run(func, x, y)
-            except AttributeError:
-                return _quiet_context().run(func, x, y)
-    return run
-
-
-def quiet_call(func, *args):
-    """``func(*args)`` with floating-point warnings off, in this thread's quiet context
-    (~0.05 us; :func:`ignore_fp_errors` ~0.4 us): for NumPy-level ``func`` only, as
-    :func:`quiet_caller`."""
-    if _ERRSTATE is None:  # pragma: no cover - other NumPy versions
-        return quiet(func, args)
-    try:
-        return _quiet_contexts.ctx.run(func, *args)
-    except AttributeError:
-        return _quiet_context().run(func, *args)
-
-
-class ignore_fp_errors:
-    """``with ignore_fp_errors():`` is ``with np.errstate(all="ignore"):`` at ~0.2 us instead
-    of ~1-1.5 us (NumPy's error state is a context variable; set and reset it directly)."""
-
-    __slots__ = ("token",)
-
-    def __enter__(self):
-        if _ERRSTATE is None:
-            self.token = np.errstate(all="ignore")
-            self.token.__enter__()
-        else:
-            self.token = _ERRSTATE.set(_IGNORE_ALL)
-
-    def __exit__(self, *exc):
-        if _ERRSTATE is None:
-            self.token.__exit__(*exc)
-        else:
-            _ERRSTATE.reset(self.token)
-
-
 def moved(a: np.ndarray, source, destination) -> np.ndarray:
     """``np.moveaxis(a, source, destination)`` for valid axes (ints, or tuples of distinct
     ints, negative ones counting from the end): one transpose, ~0.4 us where NumPy's, which
@@ -311,7 +210,7 @@ def cast_result(r, dt) -> np.ndarray:
     r = np.asarray(r)
     if r.dtype == dt:
         return r
-    with ignore_fp_errors():
+    with fp_quiet():
         return r.astype(dt)
 
 

@@ -54,10 +54,10 @@ def matmul(x1, x2, /):
     if type(x1) is Array and type(x2) is Array and x1._dtype is x2._dtype and \
             x1._dtype in _BLAS_DTYPES:
         # the common case (~2 us less): two matrices of one BLAS dtype, a result too
-        # small for the result pool: the engine's BLAS product, no further checks
+        # small for recycled memory: the engine's BLAS product, no further checks
         a, b = x1._arr, x2._arr
         if a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0] and \
-                a.shape[0] * b.shape[1] * a.itemsize < _memory.POOL_MIN:
+                a.shape[0] * b.shape[1] * a.itemsize < _memory.RECYCLE_MIN_BYTES:
             return wrap(engine.matmul(a, b))
     dt = numeric_pair("matmul", x1, x2)
     s1, s2 = x1.shape, x2.shape

@@ -1,4 +1,4 @@
-"""Warm memory for large results: a small pool of blocks, reused once no array holds them.
+"""Recycled memory for large results: a few blocks, reused once no array holds them.
 
 A fresh large NumPy array costs a page fault per page on first touch, and the kernel zeroes
 every page it maps: measured here, writing ``exp`` of 16M float32 into a fresh output takes
@@ -6,15 +6,16 @@ every page it maps: measured here, writing ``exp`` of 16M float32 into a fresh o
 otherwise memory-bound). glibc returns blocks of this size to the system on ``free``, so
 a loop of large operations would pay that on every call.
 
-:func:`empty` hands out views of pooled blocks (1-D ``uint8`` arrays). Every view of a
+:func:`empty` hands out views of recycled blocks (1-D ``uint8`` arrays). Every view of a
 block, and everything derived from it (NumPy views, exports, DLPack capsules), keeps a
-reference to the block, so a block whose only reference is the pool's is free: the
-reference count is the free list, and no finalizer or callback is needed. The pool tracks
-at most ``FLEXARRAY_POOL_BYTES`` bytes of blocks (default: 1/16 of physical memory, at
-most 1 GiB; 0 turns the pool off), so it never holds more than that much memory that no
-array uses. In a process that has imported cubed the pool is off unless
-``FLEXARRAY_POOL_BYTES`` is set: cubed bounds each task's memory and cannot see the pool.
-Only blocks of ``POOL_MIN`` bytes or more are pooled; smaller requests go to NumPy (its own
+reference to the block, so a block whose only reference is this module's list is free:
+the reference count is the free list, and no finalizer or callback is needed. The blocks
+kept total at most ``FLEXARRAY_RECYCLE_BYTES`` bytes (default: 1/16 of physical memory, at
+most 1 GiB; 0 turns recycling off; the former name ``FLEXARRAY_POOL_BYTES`` is still
+read), so it never holds more than that much memory that no array uses. In a process that
+has imported cubed, recycling is off unless ``FLEXARRAY_RECYCLE_BYTES`` is set: cubed
+bounds each task's memory and cannot see the blocks kept here. Only blocks of
+``RECYCLE_MIN_BYTES`` or more are recycled; smaller requests go to NumPy (its own
 small-block cache and malloc's free lists are warm already).
 """
 import os
@@ -26,7 +27,7 @@ from ._engines import gates
 
 __all__ = ["empty", "release"]
 
-POOL_MIN = gates.RESULT_POOL_MIN  # measured: flexarray/_engines/gates.py
+RECYCLE_MIN_BYTES = gates.RECYCLE_MIN_BYTES  # measured: flexarray/_engines/gates.py
 
 
 def _default_cap() -> int:
@@ -37,34 +38,34 @@ def _default_cap() -> int:
     return min(physical // 16, 1 << 30)
 
 
-_env = os.environ.get("FLEXARRAY_POOL_BYTES", "")
+_env = os.environ.get("FLEXARRAY_RECYCLE_BYTES", os.environ.get("FLEXARRAY_POOL_BYTES", ""))
 CAP = int(_env) if _env.isdigit() else _default_cap()
 CAP_GIVEN = _env.isdigit()
 
 
-def _pooling() -> bool:
-    """Whether the pool is on: ``CAP`` > 0, and, unless ``FLEXARRAY_POOL_BYTES`` says
+def _recycling() -> bool:
+    """Whether recycling is on: ``CAP`` > 0, and, unless ``FLEXARRAY_RECYCLE_BYTES`` says
     otherwise, on the main thread of a process not running cubed. cubed bounds each task's
     memory (``allowed_mem``) without seeing blocks kept warm here (measured: a cubed run
-    with allowed_mem=1GB peaked at 1.5 GB with the pool, 0.9 GB without); tasks on other
-    threads (Dask's threaded scheduler) free their results in no order a pool can reuse
-    (measured, 2 GB standardize-and-reduce on Dask's threads: 9.6-11.5 s with the pool,
+    with allowed_mem=1GB peaked at 1.5 GB with recycling, 0.9 GB without); tasks on other
+    threads (Dask's threaded scheduler) free their results in no order recycling can reuse
+    (measured, 2 GB standardize-and-reduce on Dask's threads: 9.6-11.5 s with recycling,
     8.7 s without, NumPy chunks 8.5-9.0 s; again with tasks inline, 9.3-10.7 s against
-    8.4-9.1 s and 3.05 GB peak against 2.6-2.8: the pool halved the ``std`` tasks' time,
+    8.4-9.1 s and 3.05 GB peak against 2.6-2.8: recycling halved the ``std`` tasks' time,
     but the Zarr reads beside them took 300-400 ms a chunk instead of 60-150 ms: on a VM
-    that hands freed memory back to the host, the pages the pool keeps are the ones the
+    that hands freed memory back to the host, the pages kept here are the ones the
     reads would have reused warm; docs/scaling.md)."""
     return CAP > 0 and (CAP_GIVEN or ("cubed" not in sys.modules and
                                       threading.current_thread() is threading.main_thread()))
 
-_blocks: list = []  # pooled blocks, least recently handed out first
+_blocks: list = []  # recycled blocks, least recently handed out first
 _lock = threading.Lock()
 
 
 def fresh_lock_in_forked_child(namespace: dict, name: str = "_lock") -> None:
     """Give a forked child a fresh ``namespace[name]`` lock: one that another thread of
-    the parent held at the fork (a move or a pool search, for milliseconds) would stay
-    held in the child for ever."""
+    the parent held at the fork (a move or a search for a free block, for milliseconds)
+    would stay held in the child for ever."""
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=lambda: namespace.__setitem__(name,
                                                                          threading.Lock()))
@@ -74,7 +75,7 @@ fresh_lock_in_forked_child(globals())
 
 
 def _free_refs() -> int:
-    """``sys.getrefcount(b)`` inside the search loop for a block only the pool holds."""
+    """``sys.getrefcount(b)`` inside the search loop for a block only ``_blocks`` holds."""
     blocks = [np.empty(1, np.uint8)]
     for b in blocks:
         return sys.getrefcount(b)
@@ -84,13 +85,13 @@ _FREE_REFS = _free_refs()
 
 
 def empty(shape, dtype) -> np.ndarray:
-    """An uninitialized C-contiguous array, in warm pooled memory when it is large."""
+    """An uninitialized C-contiguous array, in warm recycled memory when it is large."""
     dtype = np.dtype(dtype)
     n = 1
     for s in shape:
         n *= s
     nbytes = n * dtype.itemsize
-    if nbytes < POOL_MIN or nbytes > CAP or not _pooling():
+    if nbytes < RECYCLE_MIN_BYTES or nbytes > CAP or not _recycling():
         return np.empty(shape, dtype)
     with _lock:
         for i in range(len(_blocks)):
@@ -106,7 +107,7 @@ def empty(shape, dtype) -> np.ndarray:
         if b is not None:
             _blocks.append(b)  # most recently handed out last
             return b[:nbytes].view(dtype).reshape(shape)
-    return np.empty(shape, dtype)  # the blocks in use fill the pool: not pooled
+    return np.empty(shape, dtype)  # the blocks in use fill CAP: not recycled
 
 
 def empty_like_order(a, shape, dtype) -> np.ndarray:

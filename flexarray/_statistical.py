@@ -21,8 +21,9 @@ import numpy as np
 from . import _dtypes as _dt
 from ._array import Array, wrap
 from ._engines import reductions as engine
-from ._helpers import (cast_result, check_array, check_bool, ignore_fp_errors,
-                       normalize_axis, numpy_as_array, reduction_axes)
+from ._fp import fp_quiet
+from ._helpers import (cast_result, check_array, check_bool, normalize_axis, numpy_as_array,
+                       reduction_axes)
 
 __all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum",
            "var"]
@@ -99,7 +100,7 @@ def _accumulate(func, x, axis, dtype, keepdims):
         # computes there: NumPy's whole-array reduce in x's own dtype, or one axis
         a = x._arr
         if axis is None and keepdims is False:
-            with ignore_fp_errors():
+            with fp_quiet():
                 return wrap(engine.UFUNCS[func].reduce(a, None))
         if type(axis) is int and -a.ndim <= axis < a.ndim and (keepdims is False or
                                                                 keepdims is True):
@@ -192,7 +193,7 @@ def mean(x, /, *, axis=None, keepdims=False, dtype=None):
         # (dividing by a positive count raises no floating-point exception; a Python int
         # keeps the float dtype)
         if axis is None and keepdims is False and 0 < a.size < engine.KERNEL_MIN:
-            with ignore_fp_errors():
+            with fp_quiet():
                 s = np.add.reduce(a, None)
             return wrap(s / a.size)
         if (type(axis) is int and -a.ndim <= axis < a.ndim and a.shape[axis]
@@ -215,7 +216,7 @@ def mean(x, /, *, axis=None, keepdims=False, dtype=None):
         return wrap(np.full(_out_shape(a.shape, axes, keepdims), nan, out_dt))
     acc = _compute_np(out_dt)
     s = engine.reduce("sum", a, axes, acc, keepdims)
-    with ignore_fp_errors():
+    with fp_quiet():
         r = np.true_divide(s, n, dtype=acc)
     return wrap(cast_result(r, out_dt))
 
@@ -237,7 +238,7 @@ def _variance(func, x, axis, correction, keepdims):
         return wrap(np.full(_out_shape(a.shape, axes, keepdims), math.nan, out_dt))
     acc = _compute_np(out_dt)
     n = _count(a.shape, axes)
-    with ignore_fp_errors():  # two passes, as np.var, with the engine's faster sums
+    with fp_quiet():  # two passes, as np.var, with the engine's faster sums
         d = np.asarray(np.subtract(a, engine.reduce("sum", a, axes, acc, True) / n, dtype=acc))
         r = engine.reduce("sum", np.multiply(d, d, out=d), axes, acc, keepdims) / (n - correction)
         if func == "std":
@@ -283,7 +284,7 @@ def _cumulative(func, npfunc, x, axis, dtype, include_initial):
         if axis is None and a.ndim == 1:
             axis = 0
         if type(axis) is int and -a.ndim <= axis < a.ndim:
-            with ignore_fp_errors():
+            with fp_quiet():
                 return wrap(_ACCUMULATE[func].accumulate(a, axis))
     check_array(x, func)
     _check_numeric(func, x)
@@ -301,7 +302,7 @@ def _cumulative(func, npfunc, x, axis, dtype, include_initial):
         axis = 0
     ax = normalize_axis(axis, a.ndim, func)
     out_dt = accumulation_dtype(func, x._dtype, dtype)
-    with ignore_fp_errors():
+    with fp_quiet():
         r = npfunc(a, axis=ax, dtype=_compute_np(out_dt), include_initial=include_initial)
     return wrap(cast_result(r, out_dt))
 

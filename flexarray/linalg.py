@@ -22,8 +22,8 @@ import numpy as np
 from . import _dtypes as _dt
 from ._array import Array, copy_of, view_of, wrap
 from ._engines import matmul as engine
-from ._helpers import (cast_result, check_array, check_bool, check_int, ignore_fp_errors,
-                       normalize_axes)
+from ._fp import fp_quiet
+from ._helpers import cast_result, check_array, check_bool, check_int, normalize_axes
 from ._linear_algebra import (as_compute, compute_np, matmul, matrix_transpose, numeric_pair,
                               tensordot, vecdot)
 from ._statistical import accumulation_dtype, sum_np
@@ -115,7 +115,7 @@ def _lapack(func, f, a, *args, **kwargs):
     """Call NumPy's LAPACK wrapper ``f`` on the matrices ``a`` (and ``args``); its
     LinAlgError names our function."""
     try:
-        with ignore_fp_errors(), engine.lapack_threads(a):
+        with fp_quiet(), engine.lapack_threads(a):
             return f(a, *args, **kwargs)
     except LinAlgError as e:
         raise LinAlgError(f"{func}: {e}") from None
@@ -461,7 +461,7 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     _check_ord("vector_norm", ord)
     axes = normalize_axes(axis, x.ndim, "vector_norm")
     rdt = _real(x._dtype)
-    with ignore_fp_errors():
+    with fp_quiet():
         if _dt.KIND[x._dtype] == "f":
             a = as_compute(x._arr, rdt)
             a = a if ord == 2 else np.abs(a)

@@ -2,7 +2,7 @@
 
 Layers, bottom to top (docs/architecture.md draws them):
 
-0. settings and memory: the gate table, the result-memory pool
+0. settings and memory: the gate table, recycled result memory, floating-point warnings off
 1. kernels: ``flexarray._kernels`` (Numba; below the array object, so they see NumPy only,
    and write into the output they are given), the one thread pool they run on
    (``_threads``: its helpers poll with a kernel)
@@ -36,6 +36,7 @@ CHAPTERS = ["_creation", "_data_type_functions", "_elementwise", "_indexing", "_
 #: module (or package prefix) -> layer; the longest matching prefix wins
 LAYERS = {
     "flexarray._version": 0, "flexarray._engines.gates": 0, "flexarray._memory": 0,
+    "flexarray._fp": 0,
     "flexarray._kernels": 1, "flexarray._threads": 1,
     "flexarray._dtypes": 2, "flexarray._device": 2, "flexarray._buffer": 2,
     "flexarray._array": 3,
@@ -183,7 +184,7 @@ def test_extension_fronts_import_no_kernel(mod):
 
 @pytest.mark.parametrize("mod", _cases(sorted(m for m in GRAPH
                                               if m.startswith("flexarray._kernels"))))
-def test_kernels_import_no_engine_nor_the_memory_pool(mod):
+def test_kernels_import_no_engine_nor_recycled_memory(mod):
     """Kernels write into the output they are given (their engine allocates it, from
     ``_memory`` where it is large) and take the thread count they are given: of the engine
     layer's package they read the gate table only."""

@@ -257,7 +257,7 @@ def pool_products(monkeypatch):
     monkeypatch.setattr(gates, "MATMUL_SPLIT_K_MIN_MN", 4)
     monkeypatch.setattr(gates, "MATMUL_SPLIT_K_ASPECT", 2)
     monkeypatch.setattr(gates, "MATMUL_SPLIT_MN_MIN_BYTES", 256)
-    monkeypatch.setattr(_memory, "POOL_MIN", 256)
+    monkeypatch.setattr(_memory, "RECYCLE_MIN_BYTES", 256)
     monkeypatch.setattr(gates, "BLAS_THREADED_MIN_MACS", 0)  # (every product to the choice)
     monkeypatch.setattr(_threads, "_blas_spins_until", 0.0)
     calls = []

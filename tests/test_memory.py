@@ -1,4 +1,4 @@
-"""The pool of warm memory for large results (flexarray/_memory.py): a block is reused only
+"""Recycled memory for large results (flexarray/_memory.py): a block is reused only
 when nothing can reach it any more, and reuse never changes an array someone still holds."""
 import threading
 
@@ -9,7 +9,7 @@ import flexarray as xp
 from flexarray import _memory
 from helpers.threads import run_threads
 
-N = (_memory.POOL_MIN // 8) * 2  # float64 elements of a pooled result
+N = (_memory.RECYCLE_MIN_BYTES // 8) * 2  # float64 elements of a recycled result
 
 
 def ptr(a):
@@ -19,7 +19,7 @@ def ptr(a):
 
 @pytest.fixture
 def src(monkeypatch):
-    # the pool as if FLEXARRAY_POOL_BYTES were set: on even when another test imported cubed
+    # recycling as if FLEXARRAY_RECYCLE_BYTES were set: on even when another test imported cubed
     monkeypatch.setattr(_memory, "CAP_GIVEN", True)
     _memory.release()
     v = np.random.default_rng(0).standard_normal(N)
@@ -68,7 +68,7 @@ def test_elided_temporaries_and_half_kernels_stay_correct(src):
         np.testing.assert_array_equal(np.asarray(xp.full(N, 2.5)), np.full(N, 2.5))
 
 
-def test_the_pool_stays_within_its_cap(src, monkeypatch):
+def test_recycled_memory_stays_within_its_cap(src, monkeypatch):
     v, x = src
     monkeypatch.setattr(_memory, "CAP", 3 * N * 8)
     live = [xp.exp(x) for _ in range(5)]  # more than the cap: the rest is plain NumPy
@@ -81,7 +81,7 @@ def test_the_pool_stays_within_its_cap(src, monkeypatch):
 
 
 def test_threads_never_share_a_live_block(src, monkeypatch):
-    """(The pool on in threads, as FLEXARRAY_POOL_BYTES=... asks.)"""
+    """(Recycling on in threads, as FLEXARRAY_RECYCLE_BYTES=... asks.)"""
     monkeypatch.setattr(_memory, "CAP_GIVEN", True)
     v, x = src
     results = {}
@@ -98,9 +98,9 @@ def test_threads_never_share_a_live_block(src, monkeypatch):
         np.testing.assert_array_equal(np.asarray(r), v * (k + 1))
 
 
-def test_the_pool_serves_the_main_thread_unless_asked_for(src, monkeypatch):
-    """Results computed on other threads (Dask's threaded scheduler) are not pooled, unless
-    FLEXARRAY_POOL_BYTES was given; the main thread's are."""
+def test_recycling_serves_the_main_thread_unless_asked_for(src, monkeypatch):
+    """Results computed on other threads (Dask's threaded scheduler) are not recycled, unless
+    FLEXARRAY_RECYCLE_BYTES was given; the main thread's are."""
     v, x = src
     monkeypatch.delitem(__import__("sys").modules, "cubed", raising=False)
     for given in (False, True):
@@ -109,16 +109,16 @@ def test_the_pool_serves_the_main_thread_unless_asked_for(src, monkeypatch):
         t = threading.Thread(target=lambda: out.append(xp.exp(x)))
         t.start()
         t.join()
-        pooled = any(np.shares_memory(b, out[0]._arr) for b in _memory._blocks)
-        assert pooled is given
+        recycled = any(np.shares_memory(b, out[0]._arr) for b in _memory._blocks)
+        assert recycled is given
         np.testing.assert_array_equal(np.asarray(out[0]), np.exp(v))
         a = xp.exp(x)
         assert any(np.shares_memory(b, a._arr) for b in _memory._blocks)
 
 
-def test_the_pool_is_off_under_cubed_unless_asked_for(src, monkeypatch):
+def test_recycling_is_off_under_cubed_unless_asked_for(src, monkeypatch):
     """cubed bounds each task's memory (allowed_mem) and cannot see blocks kept warm here:
-    in a process that imported cubed, results are not pooled, unless FLEXARRAY_POOL_BYTES
+    in a process that imported cubed, results are not recycled, unless FLEXARRAY_RECYCLE_BYTES
     was given."""
     v, x = src
     monkeypatch.setitem(__import__("sys").modules, "cubed", object())

@@ -1,6 +1,6 @@
 """Threads and memory promises (docs/reliability.md): concurrent mixed work gives the
-serial results without deadlock; long runs of small operations keep memory flat; the pool
-cap holds; impossible allocations fail cleanly; exports outlive their arrays."""
+serial results without deadlock; long runs of small operations keep memory flat; the recycled
+memory's cap holds; impossible allocations fail cleanly; exports outlive their arrays."""
 import faulthandler
 import gc
 import os
@@ -239,14 +239,14 @@ def _on_the_pool():  # shallow, with a large result: split on the pool (gates.MA
 
 @pytest.mark.parametrize("call,spins", [
     (lambda: _normal(256, 64) @ _normal(64, 512), True),      # 8M multiply-adds
-    (lambda: _normal(4096, 200) @ _normal(200, 1024), True),  # a pooled result, deep
+    (lambda: _normal(4096, 200) @ _normal(200, 1024), True),  # a recycled result, deep
     (lambda: xp.matmul(_normal(50, 50), _normal(50, 50)), False),  # 125,000: one thread
     (lambda: xp.matmul(_normal(120, 120), _normal(120, 120)), False),  # 1.7M: single
     (_on_the_pool, False),
     (lambda: xp.linalg.eigh(_normal(256, 256) + _normal(256, 256).mT), True),  # LAPACK
     (lambda: xp.linalg.eigh(_normal(100, 100) + _normal(100, 100).mT), False),  # 1 thread
     (lambda: xp.linalg.inv(_normal(8, 8)), False),
-], ids=["matmul", "matmul pooled", "small matmul", "mid matmul single-threaded",
+], ids=["matmul", "matmul recycled", "small matmul", "mid matmul single-threaded",
         "matmul on the pool", "eigh", "eigh single-threaded", "small inv"])
 def test_parallel_calls_run_inline_while_blas_threads_spin(call, spins, monkeypatch):
     """After a product large enough for BLAS's threads, which then spin-wait for a while,
@@ -396,7 +396,7 @@ def _rss_bytes():
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs /proc")
 def test_large_ops_keep_rss_flat():
-    """Pooled large results come back to the pool: RSS does not grow over many rounds."""
+    """Recycled large results come back to _memory: RSS does not grow over many rounds."""
     x = xp.asarray(np.random.default_rng(0).standard_normal(1 << 20))
     for _ in range(20):
         (xp.exp(x) + x) * 2.0
@@ -408,8 +408,8 @@ def test_large_ops_keep_rss_flat():
     assert grown < 64 << 20, f"RSS grew by {grown >> 20} MiB"
 
 
-def test_pool_cap_is_respected():
-    """FLEXARRAY_POOL_BYTES caps the memory the pool keeps (checked in a fresh process)."""
+def test_recycle_cap_is_respected():
+    """FLEXARRAY_RECYCLE_BYTES caps the recycled memory kept (checked in a fresh process)."""
     code = """
 import numpy as np, flexarray as xp
 from flexarray import _memory
@@ -424,7 +424,7 @@ for _ in range(20):
 np.testing.assert_array_equal(np.asarray(r), np.exp(1.0) * 2.0)
 print("ok")
 """
-    env = dict(os.environ, FLEXARRAY_POOL_BYTES=str(24 << 20),
+    env = dict(os.environ, FLEXARRAY_RECYCLE_BYTES=str(24 << 20),
                PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(xp.__file__))))
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True)

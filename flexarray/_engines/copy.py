@@ -3,7 +3,7 @@
 Chooses (gates in :mod:`.gates`, Copies and gathers):
 
 - NumPy's copy below ``gates.COPY_KERNEL_MIN`` elements; from there the tiled Numba copy
-  (``flexarray._kernels.copy.strided``), into memory from the result pool
+  (``flexarray._kernels.copy.strided``), into recycled memory
   (:mod:`flexarray._memory`), on threads from ``gates.COPY_THREADS_MIN`` elements per
   kernel launch (the whole copy, or one slab of its leading dims when more than 4 dims
   remain after coalescing: ``strided.launch_size``).

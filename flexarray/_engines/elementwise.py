@@ -14,10 +14,10 @@ Chooses (gates in :mod:`.gates`, Elementwise):
   ``gates.ELEMENTWISE_THREADS_MIN_BYTES`` of output (by the widest operand's item size), or
   from ``gates.ELEMENTWISE_COMPUTE_THREADS_MIN`` elements for the compute-bound (ufunc,
   dtype) pairs of ``gates.ELEMENTWISE_COMPUTE_BOUND`` (NumPy's ufuncs use one core);
-- results from ``flexarray._memory.POOL_MIN`` bytes come from the result pool, laid out in
+- results from ``flexarray._memory.RECYCLE_MIN_BYTES`` come from recycled memory, laid out in
   the memory order of the operand of their shape (NumPy's order "K").
 
-Below :data:`FAST_MAX` elements no call can use threads or the result pool: the frontend's
+Below :data:`FAST_MAX` elements no call can use threads or recycled memory: the frontend's
 fast paths (``flexarray._elementwise``) call NumPy's ufunc straight away there.
 
 Operands are NumPy arrays or Python scalars that the frontend has validated and promoted;
@@ -30,7 +30,7 @@ import numpy as np
 
 from .. import _dtypes as _dt
 from .. import _memory, _threads
-from .._helpers import quiet
+from .._fp import fp_quiet_call
 from . import gates
 
 __all__ = ["FAST_MAX", "apart", "compute", "fits", "ufunc"]
@@ -42,9 +42,9 @@ _COMPUTE_BOUND = frozenset((name, np.dtype(dt))
 
 #: operands below this size take the frontend's fast paths straight to the ufunc: their
 #: result can neither use threads (below both thread gates, whatever the item size: at most
-#: 16 bytes) nor the result pool
+#: 16 bytes) nor recycled memory
 FAST_MAX = min(gates.ELEMENTWISE_THREADS_MIN_BYTES // 16, gates.ELEMENTWISE_COMPUTE_THREADS_MIN,
-               _memory.POOL_MIN // 16)
+               _memory.RECYCLE_MIN_BYTES // 16)
 
 #: float16/bfloat16 operations with a Numba kernel (~30x NumPy's float16 add); the rest
 #: compute through float32 NumPy ufuncs and round once
@@ -97,7 +97,7 @@ def _is_large(name, arrays, n, nbytes):
 
 
 def _result_like(shape, dtype, args):
-    """A pooled result of ``shape`` in the memory order of the first operand of that shape,
+    """A recycled result of ``shape`` in the memory order of the first operand of that shape,
     as NumPy's order "K" lays it out: a C-order result of a transposed operand makes the
     loop read across its rows (``x.T - m`` for a 50,000 x 64 ``x``: 26 ms against NumPy's
     2.9 ms)."""
@@ -108,7 +108,7 @@ def _result_like(shape, dtype, args):
 
 
 def ufunc(func, args, out=None, name=None):
-    """``func(*args)`` into ``out`` (or a new array, from the result pool when large): on
+    """``func(*args)`` into ``out`` (or a new array, from recycled memory when large): on
     all cores in chunks when large. ``name``: the function's standard name (for the
     compute-bound gate; None for functions outside the table)."""
     bound, big = 1, None  # the product of the operands' sizes, an upper bound of the
@@ -119,23 +119,23 @@ def ufunc(func, args, out=None, name=None):
                 big = a
     if bound < FAST_MAX or big.size < FAST_MAX and all(  # (or the others broadcast to
             type(a) is not np.ndarray or a is big or fits(a.shape, big.shape)  # the largest:
-            for a in args):  # the result has its size): neither threads nor the result pool
-        return quiet(func, args, out)
+            for a in args):  # the result has its size): neither threads nor recycled memory
+        return fp_quiet_call(func, args, out)
     arrays = [a for a in args if type(a) is np.ndarray]
     shape = out.shape if out is not None else _broadcast_shape([a.shape for a in arrays])
     n = math.prod(shape)
     nbytes = n * max(a.itemsize for a in arrays)
     threads = _is_large(name, arrays, n, nbytes)
-    if not threads and (out is not None or nbytes < _memory.POOL_MIN):
-        return quiet(func, args, out)
+    if not threads and (out is not None or nbytes < _memory.RECYCLE_MIN_BYTES):
+        return fp_quiet_call(func, args, out)
     if out is None:
         # the result dtype from one element of each operand: a view, never a copy
         # (reshape(-1) copies a non-contiguous operand: 55 of 109 ms in a skew+kurtosis)
-        probe = quiet(func, tuple(a[(slice(0, 1),) * a.ndim] if type(a) is np.ndarray else a
-                                   for a in args))
+        probe = fp_quiet_call(func, tuple(a[(slice(0, 1),) * a.ndim]
+                                          if type(a) is np.ndarray else a for a in args))
         out = _result_like(shape, np.result_type(probe), args)
     if not threads:
-        return quiet(func, args, out)
+        return fp_quiet_call(func, args, out)
     ax = int(np.argmax(out.shape))  # split the longest axis
     nd = out.ndim
 
@@ -149,7 +149,7 @@ def ufunc(func, args, out=None, name=None):
 
     def part(lo, hi):
         sl = slice(lo, hi)
-        quiet(func, tuple(cut(a, sl) for a in args), cut(out, sl))
+        fp_quiet_call(func, tuple(cut(a, sl) for a in args), cut(out, sl))
 
     _threads.run_split(part, (), out.shape[ax], _threads.NTHREADS, pieces_per_thread=4)
     return out
@@ -176,7 +176,7 @@ def compute(name, func, args, dt, out=None):
     wide = tuple(a.astype(np.float32) if type(a) is np.ndarray else a for a in args)
     r = np.asarray(ufunc(func, wide, None, name))
     if r.dtype.kind == "f":
-        r = quiet(r.astype, (dt,))  # overflow to +-inf is the IEEE rounding
+        r = fp_quiet_call(r.astype, (dt,))  # overflow to +-inf is the IEEE rounding
     if out is None:
         return r
     out[...] = r

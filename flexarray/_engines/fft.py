@@ -9,8 +9,8 @@ Chooses (gates in :mod:`.gates`, FFT):
   (``gates.BLUESTEIN_MIN_N``, ``BLUESTEIN_MIN_FACTOR``); shorter transforms and the other
   lengths go to pocketfft, which beat the kernel there at every batch size.
 - pocketfft: NumPy's call as it is below a quarter of ``gates.FFT_THREADS_MIN`` reals of
-  work (no threads, NumPy's own allocation); from there into one output from the result
-  pool (:mod:`flexarray._memory`, in NumPy's layout), the batch cut along its longest other
+  work (no threads, NumPy's own allocation); from there into one output in recycled
+  memory (:mod:`flexarray._memory`, in NumPy's layout), the batch cut along its longest other
   axis on the pool's threads from ``gates.FFT_THREADS_MIN`` (pocketfft releases the GIL;
   NumPy itself runs every batch on one thread) (``flexarray._kernels.fft.pocket``).
 - ``fft``/``ifft`` of real input from ``gates.FFT_FROM_REAL_MIN`` elements, in rows of at
@@ -81,7 +81,7 @@ _REAL = {"F": np.dtype(np.float32), "D": np.dtype(np.float64)}
 
 def _rfft_kernel(a, n, axis, norm):
     """rfft by the kernel: powers of two, or Bluestein (:func:`use_bluestein`); the other
-    lengths by pocketfft into pooled memory."""
+    lengths by pocketfft into recycled memory."""
     if _is_pow2(n) or use_bluestein(n, a.dtype):
         return (_rfft_module or _kernels()).rfft(a, n, axis, norm)
     return _pocket_into(np.fft.rfft, a, n, axis, norm, n // 2 + 1, _CPLX[a.dtype.char])
@@ -145,7 +145,7 @@ def _pocket_threads(shape, axis, n):
 
 def _pocket_into(npfunc, a, n, axis, norm, out_len, out_dtype):
     """NumPy's 1-D transform ``npfunc`` with ``out_len`` outputs along ``axis`` of
-    ``out_dtype``, into pooled memory in NumPy's layout, split over the pool's threads
+    ``out_dtype``, into recycled memory in NumPy's layout, split over the pool's threads
     when large."""
     shape = list(a.shape)
     shape[axis] = out_len

@@ -289,7 +289,7 @@ POOL_THREADS_MIN = 1 << 19
 
 # exp of 16M f32 into fresh memory 1.9x the time into written memory (first-touch faults)
 # bench/bench_core.py (exp 16M float32)
-RESULT_POOL_MIN = 1 << 22  # bytes; smaller results come from NumPy's allocator
+RECYCLE_MIN_BYTES = 1 << 22  # results recycled by _memory; smaller: NumPy's allocator
 
 #: the table as a dict (name -> value), for printing and tuning
 GATES = {name: value for name, value in dict(globals()).items() if name.isupper() and name != "GATES"}

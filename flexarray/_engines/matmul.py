@@ -11,7 +11,7 @@ Chooses (gates in :mod:`.gates`, "Matrix products" and "BLAS's own threads"):
   int32 1024^3 ~4 s, the kernel ~65 ms); float16/bfloat16 from
   ``gates.HALF_MATMUL_KERNEL_MIN`` operand elements through float32 BLAS with the half
   kernels' conversions, rounded once; float32/64 and complex through :func:`matmul`, large
-  results into warm pooled memory (:mod:`flexarray._memory`).
+  results into warm recycled memory (:mod:`flexarray._memory`).
 - :func:`matmul`: NumPy's BLAS, where OpenBLAS's own threads cost more than they give on
   the pool instead. OpenBLAS, NumPy's BLAS and LAPACK, runs its own threads, and two things
   make them costly beside flexarray's pool (docs/benchmarks.md, "Threads"): after a call
@@ -293,8 +293,9 @@ def product(a, b, dt):
     ct = _F32 if dt in _dt.HALF else dt
     a, b = a.astype(ct, copy=False), b.astype(ct, copy=False)
     out = None
-    if a.ndim == b.ndim == 2 and a.shape[0] * b.shape[1] * ct.itemsize >= _memory.POOL_MIN:
-        # a large product into warm pooled memory: a fresh block costs a page fault per
+    if a.ndim == b.ndim == 2 and \
+            a.shape[0] * b.shape[1] * ct.itemsize >= _memory.RECYCLE_MIN_BYTES:
+        # a large product into warm recycled memory: a fresh block costs a page fault per
         # page (256 x 64 @ 64 x 50,000 float64, 102 MB: ~12 ms of its ~27 ms)
         out = _memory.empty((a.shape[0], b.shape[1]), ct)
     return cast_result(matmul(a, b, out), dt)
@@ -341,7 +342,7 @@ def _int_product(a, b, dt):
 def _half_product(a, b):
     """``a @ b`` for float16/bfloat16 operands of one dtype: float32 BLAS (NumPy's float16
     matmul is a slow scalar loop: 512^3 is 70-270x slower) on the half kernels' exact
-    conversions, rounded once at the end; conversions into pooled memory."""
+    conversions, rounded once at the end; conversions into recycled memory."""
     from .._kernels.elementwise import half
     dt = a.dtype
 
@@ -399,7 +400,7 @@ def tall_svd(a, compute_uv=True):
     try:
         with np.errstate(all="ignore"):
             g = matmul(x.conj().T, x)
-            # the m x n factors in warm pooled memory: U of the Gram path, else Q1 and U
+            # the m x n factors in warm recycled memory: U of the Gram path, else Q1 and U
             u = _memory.empty(x.shape, x.dtype) if compute_uv else None
             r = tall.gram_svd(x, g, compute_uv, u, matmul, lapack_threads)
             if r is None:

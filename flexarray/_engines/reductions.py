@@ -27,7 +27,8 @@ import ml_dtypes
 import numpy as np
 
 from .. import _threads
-from .._helpers import ignore_fp_errors, moved, quiet_call
+from .._fp import fp_quiet, fp_quiet_numpy
+from .._helpers import moved
 from . import gates
 
 __all__ = ["KERNEL_MIN", "UFUNCS", "by_kernel", "extremum", "innermost_dim", "nan_reduce",
@@ -208,7 +209,7 @@ def reduce(op: str, a: np.ndarray, axes: tuple, acc, keepdims: bool = False):
         return f.reduce(a, axes, None, None, keepdims)
     if a.dtype.kind in "biu" and np.dtype(acc).kind in "biu":  # integers wrap quietly
         return f.reduce(a, axes, acc, None, keepdims)
-    return quiet_call(f.reduce, a, axes, acc, None, keepdims)
+    return fp_quiet_numpy(f.reduce, a, axes, acc, None, keepdims)
 
 
 def _row_length(a: np.ndarray) -> int:
@@ -244,7 +245,7 @@ def _fold_short_axis(f, op, a, axes, acc, keepdims):
                if d != ax and n > 1):
             return None  # (the same)
     lead = (slice(None),) * ax
-    with ignore_fp_errors():
+    with fp_quiet():
         r = f(a[lead + (0,)], a[lead + (1,)])
         for i in range(2, k):
             f(r, a[lead + (i,)], out=r)
@@ -272,7 +273,7 @@ def _fold_rows(f, op, a, axes, acc, keepdims):
     if op in ("sum", "prod") and np.dtype(acc) != a.dtype:
         return None
     b = a if ax == 0 else moved(a, ax, 0)
-    with ignore_fp_errors():
+    with fp_quiet():
         h = n // 2
         r = f(b[:h], b[h:2 * h])
         if n & 1:
@@ -395,7 +396,7 @@ def _run_pieces(fn, count):
     parts = [None] * count
 
     def work(i):
-        with ignore_fp_errors():
+        with fp_quiet():
             parts[i] = fn(i)
 
     _threads.run_items(work, range(count), pin=False)
@@ -405,7 +406,7 @@ def _run_pieces(fn, count):
 def _combine_pairwise(f, parts):
     """``parts`` combined with the ufunc ``f`` pairwise by index: (0 1) (2 3) ..., then
     the same over the results: one order for any thread count."""
-    with ignore_fp_errors():
+    with fp_quiet():
         while len(parts) > 1:
             nxt = [f(parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
             if len(parts) & 1:

@@ -5,7 +5,7 @@ Chooses (gates in :mod:`.gates`, Elementwise):
 - from ``gates.SELECT_KERNEL_MIN`` elements, C-contiguous operands of the result's shape
   (or one element, a scalar) of 1, 2, 4 or 8 bytes: the bit-select kernel
   (``flexarray._kernels.elementwise.select``: no branch per element, 2-10x NumPy's where
-  with a condition that is not mostly one value), into memory from the result pool, on
+  with a condition that is not mostly one value), into recycled memory, on
   threads from ``gates.SELECT_THREADS_MIN`` elements; a condition that is all True or all
   False copies the one side instead (twice as fast);
 - otherwise NumPy's where (the caller's, when :func:`where` returns None).
@@ -48,7 +48,7 @@ def where(c: np.ndarray, a1, a2, dt, k=None):
         elif a.shape != c.shape or not a.flags.c_contiguous:
             return None
         ops.append(a)
-    out = _memory.empty(c.shape, dt)  # (warm pooled memory when large)
+    out = _memory.empty(c.shape, dt)  # (warm recycled memory when large)
     if k is None:
         k = np.count_nonzero(c)  # (~0.1 ns per element)
     if k == 0 or k == n:  # one side only (a NaN mask of clean data): a copy, 2x faster
