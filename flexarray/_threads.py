@@ -158,7 +158,7 @@ class _Job:
             if self.active:
                 return
         # a helper that wakes late still finds this job in the pool's queue: drop what it
-        # references (results under construction: memory the result pool must get back)
+        # references (results under construction: memory that _memory recycles)
         self.fn = self.it = None
         if self.error is not None:
             raise self.error
