@@ -5,7 +5,6 @@ import builtins
 import math
 import operator
 import reprlib
-import sys
 
 import numpy as np
 
@@ -22,23 +21,6 @@ __all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "fu
            "diag", "logspace"]
 
 _SCALARS = (builtins.bool, int, float, complex)
-
-
-def _check_size(shape, itemsize, func, what):
-    """ValueError naming the call and the size where no array of ``shape`` can exist at
-    all: more bytes than the intp range holds (NumPy: "array is too big", "Maximum allowed
-    dimension exceeded"). A size that could exist but does not fit in memory raises
-    MemoryError when it is allocated. ``what``: the request, naming the argument (or a
-    function giving it, built only for the message)."""
-    try:
-        check_alloc(shape, itemsize, func)
-    except MemoryError:
-        n = itemsize
-        for m in shape:
-            n *= max(m, 1)
-        raise ValueError(f"{func}: {what() if callable(what) else what} would take {n} bytes; "
-                         f"no array can be larger than {sys.maxsize} bytes (the intp "
-                         f"range)") from None
 
 
 def _normalize_dtype(dtype, func, allow_none=True):
@@ -290,7 +272,7 @@ def _filled(func, shape, dtype, device, fill, like=None):
     else:
         shape = _shape(shape, func)
     dtype = _dt.default_float if dtype is None else dtype
-    _check_size(shape, dtype.itemsize, func, lambda: f"'shape'={tuple(shape)} of dtype {dtype}")
+    check_alloc(shape, dtype.itemsize, func, lambda: f"'shape'={tuple(shape)} of dtype {dtype}")
     if fill is None:
         return wrap(_memory.empty(shape, dtype))
     if type(fill) is int and fill == 0:  # calloc: the system hands out zeroed pages lazily
@@ -428,7 +410,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
         except OverflowError:
             raise OverflowError(f"arange: start={start}, stop={stop}, step={step} are beyond "
                                 f"the float64 range") from None
-    _check_size((n,), dtype.itemsize, "arange",
+    check_alloc((n,), dtype.itemsize, "arange",
                 lambda: f"the range from {start} to {stop} by {step} ({n} elements of {dtype})")
     if _dt.is_integer(dtype):
         info = np.iinfo(dtype)
@@ -451,7 +433,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     num = check_int(num, "linspace", "num")
     if num < 0:
         raise ValueError(f"linspace: 'num' must be a non-negative int, got {num}")
-    _check_size((num,), 16, "linspace", lambda: f"'num'={num} samples")
+    check_alloc((num,), 16, "linspace", lambda: f"'num'={num} samples")
     try:  # Python ints beyond int64 would make NumPy compute in object dtype
         start, stop = (v if isinstance(v, complex) else float(v) for v in (start, stop))
     except OverflowError:
@@ -511,7 +493,7 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
     n_cols = n_rows if n_cols is None else as_count(n_cols, "eye", "n_cols")
     k = max(-n_rows, min(n_cols, check_int(k, "eye", "k")))  # beyond the edge: no ones
     dtype = _dt.default_float if dtype is None else dtype
-    _check_size((n_rows, n_cols), dtype.itemsize, "eye",
+    check_alloc((n_rows, n_cols), dtype.itemsize, "eye",
                 lambda: f"'n_rows'={n_rows} by 'n_cols'={n_cols} of dtype {dtype}")
     return wrap(np.eye(n_rows, n_cols, k=k, dtype=dtype))
 
@@ -533,7 +515,7 @@ def meshgrid(*arrays, indexing="xy"):
         if any(a._dtype is not dt for a in arrays):
             raise TypeError(f"meshgrid: all arrays must have the same dtype, got "
                             f"{[str(a.dtype) for a in arrays]}")
-    _check_size([a.shape[0] for a in arrays], 1, "meshgrid",
+    check_alloc([a.shape[0] for a in arrays], 1, "meshgrid",
                 lambda: f"the grids of lengths {tuple(a.shape[0] for a in arrays)}")
     grids = np.meshgrid(*(a._arr for a in arrays), indexing=indexing, copy=False, sparse=False)
     return tuple(view_of(a, g, overlapping=True) for a, g in zip(arrays, grids))

@@ -151,17 +151,20 @@ def check_choice(value, choices, func: str, name: str):
 
 
 def check_alloc(shape, itemsize: int, func: str, what="the result") -> None:
-    """MemoryError naming the call when an array of ``shape`` cannot exist: more bytes than
-    the address space holds (NumPy would raise a ValueError without the context). ``what``:
-    the array's description, or a function giving it (built only for the message)."""
+    """ValueError naming the call, the request and its bytes when no array of ``shape``
+    can exist at all: more bytes than the intp range holds (NumPy: "array is too big",
+    "Maximum allowed dimension exceeded", without the context), views included. A size
+    that could exist but does not fit in memory raises MemoryError when it is allocated.
+    ``what``: the request, naming the argument that set the size, or a function giving it
+    (built only for the message)."""
     n = itemsize
     for s in shape:
         n *= max(s, 1)  # (NumPy refuses a huge dimension even beside a zero one)
     if n > sys.maxsize:
         if callable(what):
             what = what()
-        raise MemoryError(f"{func}: {what} of shape {tuple(shape)} is beyond what NumPy "
-                          f"can allocate (more than {sys.maxsize} bytes)")
+        raise ValueError(f"{func}: {what} would take {n} bytes; no array can be larger than "
+                         f"{sys.maxsize} bytes (the intp range)")
 
 
 _STANDARD_ERRORS = (IndexError, TypeError, ValueError, OverflowError, MemoryError)

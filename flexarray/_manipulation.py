@@ -11,7 +11,6 @@ engine (``flexarray._engines.copy``).
 from __future__ import annotations
 
 import builtins
-import sys
 
 import numpy as np
 
@@ -24,22 +23,6 @@ from ._helpers import (as_count, broadcast_shape_of, check_alloc, check_array, c
 __all__ = ["broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims",
            "flip", "moveaxis", "permute_dims", "repeat", "reshape", "roll", "squeeze",
            "stack", "tile", "unstack"]
-
-
-def _check_size(shape, itemsize, func, what):
-    """ValueError naming the call and the size where no array of ``shape`` can exist at
-    all: more bytes than the intp range holds (NumPy: "array is too big", "Maximum allowed
-    dimension exceeded"), views included; a result that could exist but does not fit in
-    memory raises MemoryError when it is allocated. ``what``: the request, naming the
-    argument."""
-    try:
-        check_alloc(shape, itemsize, func)
-    except MemoryError:
-        n = itemsize
-        for m in shape:
-            n *= max(m, 1)
-        raise ValueError(f"{func}: {what} would take {n} bytes; no array can be larger than "
-                         f"{sys.maxsize} bytes (the intp range)") from None
 
 
 # --- argument helpers (shared with the other chapter modules of this package) --------------
@@ -127,7 +110,7 @@ def broadcast_to(x, /, shape):
         raise ValueError(f"broadcast_to: cannot broadcast an array of shape {x.shape} to "
                          f"{shape}; each axis of x must be 1 or equal the target size "
                          f"(aligned from the right)")
-    _check_size(shape, x._arr.itemsize, "broadcast_to", f"the view of 'shape'={shape}")
+    check_alloc(shape, x._arr.itemsize, "broadcast_to", f"the view of 'shape'={shape}")
     return _broadcast_view(x, shape)
 
 
@@ -145,7 +128,7 @@ def broadcast_arrays(*arrays):
         check_array(a, "broadcast_arrays", f"arrays[{i}]")
     shape = broadcast_shape_of([a.shape for a in arrays], "broadcast_arrays",
                                "array shapes")
-    _check_size(shape, 1, "broadcast_arrays", f"the views of the broadcast shape {shape}")
+    check_alloc(shape, 1, "broadcast_arrays", f"the views of the broadcast shape {shape}")
     return tuple(_broadcast_view(a, shape) for a in arrays)
 
 
@@ -327,7 +310,7 @@ def reshape(x, /, shape, *, copy=None):
         raise ValueError(f"reshape: cannot reshape an array of shape {x.shape} (size "
                          f"{x.size}) into {shape} (size {known})")
     a = x._arr
-    _check_size(shape, a.itemsize, "reshape", f"'shape'={shape}")  # (zero-size x)
+    check_alloc(shape, a.itemsize, "reshape", f"'shape'={shape}")  # (zero-size x)
     try:
         view = a.reshape(shape, copy=False)
     except ValueError:
@@ -373,7 +356,7 @@ def repeat(x, repeats, /, *, axis=None):
         r = as_count(repeats, "repeat", "repeats")
     total = r * n if type(r) is int else int(np.sum(r, dtype=np.float64) if r.ndim else r * n)
     out_shape = a.shape[:ax] + (total,) + a.shape[ax + 1:]
-    _check_size(out_shape, a.itemsize, "repeat",
+    check_alloc(out_shape, a.itemsize, "repeat",
                 f"the result of 'repeats' ({total} elements along the axis), shape {out_shape}")
     return wrap(owned(np.repeat(a, r, axis=ax), a))
 
@@ -416,6 +399,6 @@ def tile(x, repetitions, /):
     shape = (1,) * (len(reps) - x.ndim) + x.shape
     reps_full = (1,) * (len(shape) - len(reps)) + reps
     out_shape = tuple(s * t for s, t in zip(shape, reps_full))
-    _check_size(out_shape, x._arr.itemsize, "tile",
+    check_alloc(out_shape, x._arr.itemsize, "tile",
                 f"the result of 'repetitions'={reps}, shape {out_shape}")
     return wrap(owned(np.tile(x._arr, reps), x._arr))

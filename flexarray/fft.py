@@ -41,14 +41,15 @@ def _norm(func, norm):
 
 
 def _length(func, name, v, default):
-    """A transform length: `default` when None; ValueError below 1."""
+    """A transform length: `default` when None; ValueError below 1 and beyond the intp
+    range."""
     n = default if v is None else check_int(v, func, name)
     if n < 1:
         hint = (f" (the default for x's length along the axis); pass {name} explicitly"
                 if v is None else "")
         raise ValueError(f"{func}: the transform length {name}={n} is invalid, it must be "
                          f">= 1{hint}")
-    check_alloc((n,), 16, func, f"a transform of length {name}={n}")
+    check_alloc((n,), 16, func, lambda: f"a transform of length '{name}'={n}")
     return n
 
 
@@ -110,7 +111,7 @@ def _axes(func, x, s, axes):
         if v < 1:
             raise ValueError(f"{func}: s={s} holds an invalid length {v}; lengths must be "
                              f">= 1 (or -1 for the input's size along the axis)")
-        check_alloc((v,), 16, func, f"a transform of length {v} (from s={s})")
+        check_alloc((v,), 16, func, lambda: f"a transform of length {v} (from 's'={s})")
         out.append(v)
     return out, ax
 
@@ -123,7 +124,7 @@ def _axes(func, x, s, axes):
 _REAL_IN = frozenset(map(np.dtype, (np.float32, np.float64)))
 _COMPLEX_IN = frozenset(map(np.dtype, (np.complex64, np.complex128)))
 _FLOAT_IN = _REAL_IN | _COMPLEX_IN
-_MAX_N = sys.maxsize // 16     # longer: _length raises MemoryError
+_MAX_N = sys.maxsize // 16     # longer: _length raises ValueError
 
 
 def _one_dim(func, real_in, half_in, x, n, axis, norm):
@@ -260,12 +261,7 @@ def _freq_args(func, n, d, dtype, device):
     n = check_int(n, func, "n")
     if n < 1:
         raise ValueError(f"{func}: the window length n must be >= 1, got {n}")
-    try:  # (no array can have more bytes than the intp range: ValueError, as NumPy)
-        check_alloc((n,), 8, func)
-    except MemoryError:
-        raise ValueError(f"{func}: the frequencies of 'n'={n} would take {8 * n} bytes; no "
-                         f"array can be larger than {sys.maxsize} bytes (the intp "
-                         f"range)") from None
+    check_alloc((n,), 8, func, lambda: f"the frequencies of 'n'={n}")
     check_device(device, func)
     if dtype is None:
         dtype = _dt.default_float

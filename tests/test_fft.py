@@ -455,7 +455,7 @@ def test_kernel_gate_n_dim():
 def test_explicit_n_takes_the_checks():
     x = fx(np.ones(8))
     for bad, exc in ((True, TypeError), (np.int64(0), ValueError), (-3, ValueError),
-                     (1 << 62, MemoryError)):
+                     (1 << 62, ValueError)):
         with pytest.raises(exc, match="rfft"):
             xp.fft.rfft(x, n=bad)
     assert xp.fft.rfft(x, n=np.int64(6)).shape == (4,)

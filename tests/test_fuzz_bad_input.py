@@ -23,6 +23,7 @@ import inspect
 import math
 import os
 import signal
+import sys
 import zlib
 
 import numpy as np
@@ -478,12 +479,6 @@ def test_diff_huge_n_returns_at_once():
     np.testing.assert_array_equal(np.asarray(xp.diff(x, n=2)), np.diff(v, n=2))
 
 
-#: NumPy's check of the intp range in _helpers.check_alloc still raises MemoryError for
-#: these: the transforms' lengths in fft.py (n=, s=) and nn's outputs (nn/conv.py,
-#: nn/pool.py) (strict: they fail here once it raises ValueError)
-_PENDING = pytest.mark.xfail(strict=True, raises=MemoryError,
-                             reason="_helpers.check_alloc raises MemoryError")
-
 _TOO_BIG = [
     ("full", lambda: xp.full((2**62,), 1.0), lambda: np.full((2**62,), 1.0)),
     ("zeros", lambda: xp.zeros(2**70), lambda: np.zeros(2**70)),
@@ -516,17 +511,16 @@ _TOO_BIG = [
     ("fftfreq", lambda: xp.fft.fftfreq(2**62), lambda: np.fft.fftfreq(2**62)),
     ("fftfreq", lambda: xp.fft.fftfreq(2**70), lambda: np.fft.fftfreq(2**70)),
     ("rfftfreq", lambda: xp.fft.rfftfreq(2**70), lambda: np.fft.rfftfreq(2**70)),
-    pytest.param("fft", lambda: xp.fft.fft(xp.ones(4), n=2**62), None, marks=_PENDING),
-    pytest.param("adaptive_avg_pool1d",
-                 lambda: xp.nn.adaptive_avg_pool1d(xp.ones((1, 1, 4)), 2**62), None,
-                 marks=_PENDING),
-    pytest.param("max_pool1d", lambda: xp.nn.max_pool1d(xp.ones((2, 3)), 2**62,
-                                                        ceil_mode=True), None, marks=_PENDING),
-    pytest.param("conv_transpose2d",
-                 lambda: xp.nn.conv_transpose2d(xp.ones((2, 2, 2, 2)), xp.ones((2, 2, 2, 2)),
-                                                dilation=(2**62, 2)), None, marks=_PENDING),
-    pytest.param("conv2d", lambda: xp.nn.conv2d(xp.ones((1, 1, 3, 3)), xp.ones((1, 1, 2, 2)),
-                                                padding=2**61), None, marks=_PENDING),
+    ("fft", lambda: xp.fft.fft(xp.ones(4), n=2**62),
+     lambda: np.fft.fft(np.ones(4), n=2**62)),
+    ("adaptive_avg_pool1d", lambda: xp.nn.adaptive_avg_pool1d(xp.ones((1, 1, 4)), 2**62),
+     None),
+    ("max_pool1d", lambda: xp.nn.max_pool1d(xp.ones((2, 3)), 2**62, ceil_mode=True), None),
+    ("conv_transpose2d",
+     lambda: xp.nn.conv_transpose2d(xp.ones((2, 2, 2, 2)), xp.ones((2, 2, 2, 2)),
+                                    dilation=(2**62, 2)), None),
+    ("conv2d", lambda: xp.nn.conv2d(xp.ones((1, 1, 3, 3)), xp.ones((1, 1, 2, 2)),
+                                    padding=2**61), None),
 ]
 
 
@@ -534,7 +528,8 @@ _TOO_BIG = [
 def test_impossible_sizes_raise_value_error_naming_the_function(name, call, numpy_call):
     """A size no array can have at all (more elements or bytes than the intp range):
     ValueError, as NumPy raises ("Maximum allowed dimension exceeded", "array is too
-    big"), with the function named; the library goes on working."""
+    big"), with the function named and the largest size allowed; the library goes on
+    working."""
     if numpy_call is not None:
         with pytest.raises(ValueError):  # the reference
             numpy_call()
@@ -542,6 +537,7 @@ def test_impossible_sizes_raise_value_error_naming_the_function(name, call, nump
         call()
     msg = str(e.value)
     assert msg.startswith(name + ":"), msg
+    assert str(sys.maxsize) in msg, msg  # what is allowed
     assert xp.sum(xp.ones(3)) == 3
 
 

@@ -97,8 +97,9 @@ def _conv(n, func, x, weight, bias, stride, padding, dilation, groups):
                 f"{func}: the kernel window ({eff} with dilation {dilation[i]}) is larger "
                 f"than the padded input ({spatial[i]} + padding {lo[i] + hi[i]}) in spatial "
                 f"dimension {i}: input shape {x.shape}, weight shape {weight.shape}")
-    check_alloc((N, Cin) + tuple(s + a + b for s, a, b in zip(spatial, lo, hi)), 8, func,
-                f"the input padded by {padding!r}")
+    padded = (N, Cin) + tuple(s + a + b for s, a, b in zip(spatial, lo, hi))
+    check_alloc(padded, 8, func, lambda: f"the input padded by 'padding'={padding!r} "
+                f"(shape {padded})")
     xn, wn, bn = _operands(x, weight, bias, result, n, unbatched)
     out = engine.conv3d(xn, wn, bn, _common.pad3(stride, n, 1), _common.pad3(lo, n, 0),
                           _common.pad3(hi, n, 0), _common.pad3(dilation, n, 1), groups)
@@ -146,7 +147,9 @@ def _conv_transpose(n, func, x, weight, bias, stride, padding, output_padding, g
                              f"spatial dimension {i} would be {size} (input shape "
                              f"{x.shape}, weight shape {weight.shape})")
         sizes.append(size)
-    check_alloc((N, Cout) + tuple(sizes), 8, func, "the output")
+    check_alloc((N, Cout) + tuple(sizes), 8, func, lambda: (
+        f"the output of shape {(N, Cout) + tuple(sizes)} (from 'stride'={stride}, "
+        f"'padding'={padding}, 'output_padding'={output_padding}, 'dilation'={dilation})"))
     xn, wn, bn = _operands(x, weight, bias, result, n, unbatched)
     out = engine.conv_transpose3d(xn, wn, bn, _common.pad3(stride, n, 1), _common.pad3(padding, n, 0),
                                     _common.pad3(output_padding, n, 0), _common.pad3(dilation, n, 1),

@@ -52,8 +52,9 @@ def _out_check(func, x, osp, ks, pad, dil, st):
                          f"output size would be {osp}")
     # the extent the windows cover (the padded input the kernels read)
     extent = tuple((o - 1) * s + d * (k - 1) + 1 for o, s, d, k in zip(osp, st, dil, ks))
-    check_alloc(x.shape[:-len(osp)] + extent, 8, func,
-                f"the input padded for kernel_size {ks}, stride {st}, dilation {dil}")
+    check_alloc(x.shape[:-len(osp)] + extent, 8, func, lambda: (
+        f"the input padded to shape {x.shape[:-len(osp)] + extent} for 'kernel_size'={ks}, "
+        f"'stride'={st}, 'padding'={pad}, 'dilation'={dil}"))
 
 
 def _max_pool(n, func, x, kernel_size, stride, padding, dilation, ceil_mode,
@@ -110,7 +111,8 @@ def _adaptive(n, func, x, output_size, mode):
                else check_int(output_size, func, "output_size"),) * n
     if min(osz) < 1:
         raise ValueError(f"{func}: 'output_size' must be positive, got {output_size!r}")
-    check_alloc(x.shape[:-n] + osz, 8, func, f"the output of output_size={output_size!r}")
+    check_alloc(x.shape[:-n] + osz, 8, func,
+                lambda: f"the output of 'output_size'={output_size!r} (shape {x.shape[:-n] + osz})")
     if mode == "avg" and osz == (1,) * n:
         xn = _common.to_compute(x, _common.compute_dtype(x.dtype))
         return _common.finish(engine.global_avg_pool(xn, n), x.dtype)
