@@ -130,10 +130,10 @@ def cache_dir() -> str:
     return numba.config.CACHE_DIR
 
 # Threads: kernels are serial and ``nogil``; callers split work across Python worker
-# threads (``_intrinsics.run_split``, ``_engines/nn/par.py``). Measured on this 2-core machine:
-# ``parallel=True`` (prange) kernels waited 10-20 ms per call at their barriers whenever
-# another process held a core, and compiled 2-3x longer; worker threads that take pieces in
-# turn degrade gracefully instead.
+# threads (``flexarray._threads.run_split``, ``_engines/nn/par.py``). Measured on this
+# 2-core machine: ``parallel=True`` (prange) kernels waited 10-20 ms per call at their
+# barriers whenever another process held a core, and compiled 2-3x longer; worker threads
+# that take pieces in turn degrade gracefully instead.
 _OPTIONS = dict(cache=True, nogil=True, error_model="numpy", fastmath=False)
 
 #: every ``@kernel`` dispatcher, in definition order (``python -m flexarray warm`` reports

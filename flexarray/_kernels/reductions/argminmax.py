@@ -12,9 +12,10 @@ first NaN wins, for argmax and argmin alike). float16/bfloat16 compare as float3
   kernels' lanes (``reduce._lanes``: selects only, vectorized, memory-bound), and only a
   chunk that beats the best so far is scanned (from L1) for the first index of its
   extreme. Rows (or segments of one long run) go to threads. Measured ~2.4-3.1 ms for
-  4096^2 float32 axis 1, NumPy's SIMD argmax ~2.4 ms on writable memory: the frontend
-  gives NumPy a writable alias instead (``_searching._numpy_rows``) and uses this mode for
-  float16/bfloat16, memory that cannot be aliased writable, and ``axis=None``.
+  4096^2 float32 axis 1, NumPy's SIMD argmax ~2.4 ms on writable memory: the engine
+  gives NumPy a writable alias instead (``flexarray._engines.argminmax.numpy_rows``) and
+  uses this mode for float16/bfloat16, memory that cannot be aliased writable, and
+  ``axis=None``.
 - inner mode (the axis is the most contiguous dim but strided): ``_LANES`` lanes keep the
   first extreme of their residue class; lanes merge by (value, smallest index).
 
