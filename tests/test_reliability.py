@@ -345,9 +345,9 @@ def test_deepcopy_of_containers_copies_the_arrays():
 
 # --- bounds-checked kernels (the short version; tests/run_boundscheck runs them all) ---------
 
-BOUNDSCHECK_SUBSET = ["tests/test_kernels_copy.py",
-                      "tests/test_nn_pool.py::test_max_pool_random[0-2]",
-                      "tests/test_nn_pool.py::test_avg_pool_random[0-2]"]
+BOUNDSCHECK_SUBSET = ["tests/kernels/test_kernels_copy.py",
+                      "tests/nn/test_nn_pool.py::test_max_pool_random[0-2]",
+                      "tests/nn/test_nn_pool.py::test_avg_pool_random[0-2]"]
 
 
 def test_kernels_pass_with_bounds_checking():

@@ -1,4 +1,4 @@
-"""A pytest plugin for tests/test_peers.py: writes each test's outcome (passed, failed,
+"""A pytest plugin for tests/integration/test_peers.py: writes each test's outcome (passed, failed,
 skipped, xfailed, xpassed) and file to the JSON file named by ``FLEXARRAY_PEER_OUTCOMES``,
 so the peers' run can be counted per package and its unexpected passes listed (pytest's
 summary and junit XML report a non-strict xpass without its name, or as a plain pass)."""

@@ -1,4 +1,4 @@
-"""Run by tests/test_integration.py in a fresh interpreter (SCIPY_ARRAY_API=1 must be set
+"""Run by tests/integration/test_integration.py in a fresh interpreter (SCIPY_ARRAY_API=1 must be set
 before SciPy is imported): estimators and SciPy functions on flexarray arrays against the
 same calls on NumPy arrays."""
 import numpy as np

@@ -10,7 +10,7 @@ pytest.importorskip("scipy")
 
 
 def test_sklearn_and_scipy_accept_flexarray_arrays():
-    script = os.path.join(os.path.dirname(__file__), "integration", "sklearn_scipy_check.py")
+    script = os.path.join(os.path.dirname(__file__), "sklearn_scipy_check.py")
     env = dict(os.environ, SCIPY_ARRAY_API="1")
     r = subprocess.run([sys.executable, script], env=env, capture_output=True, text=True,
                        timeout=600)

@@ -21,7 +21,7 @@ import pytest
 pytest.importorskip("sklearn")
 pytest.importorskip("scipy")
 
-TESTS = pathlib.Path(__file__).resolve().parent
+TESTS = pathlib.Path(__file__).resolve().parents[1]  # tests/: helpers.peer_outcomes
 RUN = TESTS.parent / "conformance" / "peers" / "run"
 
 #: package (as it appears in a test's node id) -> fewest passed flexarray tests accepted
