@@ -80,7 +80,7 @@ def test_first_calls_do_not_compile_on_the_callers_thread(tmp_path):
         later = calls()
         print(json.dumps({"first": first, "res": res, "later": later, "again": again,
                           "asked": len(_warm._asked), "compiles": compiles[n:]}))
-    """, tmp_path / "cache")
+    """, tmp_path / "cache", {"FLEXARRAY_NUM_THREADS": "2"})
     assert out["first"] == []
     r = np.random.default_rng(0)
     a = r.standard_normal(1 << 20).astype(np.float32)
@@ -93,7 +93,7 @@ def test_first_calls_do_not_compile_on_the_callers_thread(tmp_path):
     assert out["res"]["sort"] == np.sort(z, kind="stable").view(np.uint32).tolist()
     assert out["res"] == out["later"] == out["again"]      # stand-ins and kernels alike
     assert out["res"]["argmax"] == 7777
-    assert out["asked"] == 4 and out["compiles"] == []
+    assert out["asked"] == 5 and out["compiles"] == []     # (and the pool's polling kernel)
     assert out["res"]["f16"] == (h * h).view(np.uint16).tolist()
     vals, idx = out["res"]["pool"]
     ref = np.full((2, 3, 5, 5), -np.inf, np.float32)
@@ -377,9 +377,9 @@ def test_failures_fall_back_to_compiling_here(monkeypatch):
 
 
 def test_a_family_warms_in_the_background(tmp_path):
-    """A kernel without a stand-in that compiles on the caller's thread (global average
-    pooling's) asks the background process for the rest of its family in that dtype: max
-    pooling's kernel lands in the disk cache without any call asking for it."""
+    """A kernel of a family asked for in the background by its stand-in (global average
+    pooling's) brings the rest of its family in that dtype: max pooling's kernel lands in
+    the disk cache without any call asking for it."""
     out = _run("""
         import flexarray as xp
         from flexarray import nn
@@ -394,10 +394,74 @@ def test_a_family_warms_in_the_background(tmp_path):
         while not _warm.cached(pool._max_pool, sig) and time.monotonic() - t < 240:
             time.sleep(0.2)
         print(json.dumps({"asked": [[n, str(d)] for n, d in _warm._families_asked],
-                          "cached": _warm.cached(pool._max_pool, sig)}))
+                          "cached": _warm.cached(pool._max_pool, sig), "compiles": compiles}))
         _warm._proc.kill()
     """, tmp_path / "cache")
-    assert out == {"asked": [["pool", "float32"]], "cached": True}
+    assert out == {"asked": [["pool", "float32"]], "cached": True, "compiles": []}
+
+
+def test_more_first_calls_do_not_compile_in_the_process(tmp_path):
+    """A 3x3 convolution (Winograd), global average pooling and a call split over the
+    pool's threads (whose helpers poll with a kernel of their own): with an empty cache,
+    nothing compiles in the calling process, on any of its threads; the results match
+    NumPy, and once the background process has compiled the kernels the same calls give
+    the same bits."""
+    out = _run("""
+        import flexarray as xp
+        from flexarray import nn
+        from flexarray._kernels import _warm
+        every = []
+        class All(event.Listener):
+            def on_start(self, ev):
+                every.append(ev.data["dispatcher"].py_func.__qualname__)
+            def on_end(self, ev):
+                pass
+        event.register("numba:compile", All())
+        r = np.random.default_rng(0)
+        x = r.standard_normal((2, 64, 12, 12)).astype(np.float32)
+        w = r.standard_normal((64, 64, 3, 3)).astype(np.float32)
+        g = r.standard_normal((16, 512, 7, 7)).astype(np.float32)
+        e = r.standard_normal(1 << 22).astype(np.float32)
+        X, Wt, G, E = (xp.asarray(v) for v in (x, w, g, e))
+        def calls():
+            return [np.asarray(nn.conv2d(X, Wt, padding=1)),
+                    np.asarray(nn.adaptive_avg_pool2d(G, 1)),
+                    np.asarray(xp.exp(E)), np.asarray(xp.exp(E))]
+        first = calls()
+        got = list(every)
+        from flexarray import _threads
+        t = time.monotonic()
+        while time.monotonic() - t < 240:
+            calls()
+            if (_warm._asked and all(sig in d.overloads for d, sig in _warm._asked)
+                    and _threads._pool.polls):
+                break
+            time.sleep(0.2)
+        later = calls()
+        print(json.dumps({"compiles": got, "later": every[len(got):],
+                          "asked": sorted(d.py_func.__name__ for d, _ in _warm._asked),
+                          "same": [bool(np.array_equal(a.view(np.uint8), b.view(np.uint8)))
+                                   for a, b in zip(first, later)],
+                          "polls": _threads._pool.polls,
+                          "conv": first[0].astype(float).tolist(),
+                          "gap": first[1].astype(float).tolist()}))
+    """, tmp_path / "cache", {"FLEXARRAY_NUM_THREADS": "2"})
+    assert out["compiles"] == []
+    assert out["asked"] == ["_all_below", "_mean_rows", "_wino_input", "_wino_output", "linger"]
+    assert out["same"] == [True] * 4 and out["polls"] > 0
+    r = np.random.default_rng(0)
+    x = r.standard_normal((2, 64, 12, 12))
+    w = r.standard_normal((64, 64, 3, 3))
+    g = r.standard_normal((16, 512, 7, 7)).astype(np.float32)
+    xpad = np.pad(x.astype(np.float32).astype(float), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    ref = np.zeros((2, 64, 12, 12))
+    for ky in range(3):
+        for kx in range(3):
+            ref += np.einsum("nchw,oc->nohw", xpad[:, :, ky:ky + 12, kx:kx + 12],
+                             w.astype(np.float32).astype(float)[:, :, ky, kx])
+    np.testing.assert_allclose(out["conv"], ref, rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(out["gap"], g.astype(float).mean((2, 3), keepdims=True),
+                               rtol=1e-5, atol=1e-6)
 
 
 def test_counting_standin_equals_the_kernel():
@@ -444,3 +508,66 @@ def test_adaptive_pool_standin_equals_the_kernel():
             np.testing.assert_array_equal(o1.view(np.uint8), o2.view(np.uint8))
             if mode == 2:
                 np.testing.assert_array_equal(i1, i2)
+
+
+def test_mean_rows_standin_equals_the_kernel():
+    """Global average pooling's stand-in: the kernel's vector sums (four accumulators,
+    lanes folded by halves, the scalar tail), rows of every length around the vector
+    width, zeros of both signs, NaN, inf."""
+    from flexarray._kernels.nn import pool
+    r = np.random.default_rng(9)
+    for it in range(200):
+        dt = (np.float32, np.float64)[it % 2]
+        m, n = int(r.integers(0, 300)), int(r.integers(1, 6))
+        x = (r.standard_normal(n * m) * 10.0 ** r.integers(-3, 4)).astype(dt)
+        u = r.random(x.shape)
+        x[u < 0.02] = np.nan
+        x[(u > 0.02) & (u < 0.1)] = -0.0
+        x[(u > 0.1) & (u < 0.11)] = np.inf
+        if it % 7 == 0:
+            x[:] = -0.0
+        r0 = int(r.integers(0, n))
+        r1 = int(r.integers(r0, n + 1))
+        o1, o2 = np.full(n, 7, dt), np.full(n, 7, dt)
+        pool._mean_rows(x, o1, m, r0, r1)
+        pool.mean_rows_standin(x, o2, m, r0, r1)
+        np.testing.assert_array_equal(o1.view(np.uint8), o2.view(np.uint8))
+
+
+def test_winograd_standins_equal_the_kernels():
+    """The 3x3 Winograd transforms' stand-ins: V and the finiteness answer of the input
+    transform, the outputs (odd and even sizes, bias) of the output transform, and the
+    magnitude check, bit for bit with the kernels."""
+    from flexarray._kernels.nn import conv
+    r = np.random.default_rng(10)
+    for it in range(60):
+        dt = (np.float32, np.float64)[it % 2]
+        C, ntr, TW = (int(v) for v in r.integers(1, 6, 3))
+        Hp, Wp = 2 * ntr + 2, 2 * TW + 2
+        xp = (r.standard_normal(C * Hp * Wp) * 10.0 ** r.integers(-2, 3)).astype(dt)
+        u = r.random(xp.shape)
+        xp[u < 0.05] = -0.0
+        if it % 3 == 0:
+            xp[u > 0.98] = (np.nan, np.inf, -np.inf)[it % 9 // 3]
+        if it % 5 == 0:
+            xp[u > 0.9] = np.finfo(dt).max / 2            # sums that overflow
+        V1, V2 = np.empty((16, C, ntr * TW), dt), np.empty((16, C, ntr * TW), dt)
+        assert conv._wino_input(xp, Hp, Wp, ntr, TW, V1) == conv.wino_input_standin(
+            xp, Hp, Wp, ntr, TW, V2)
+        np.testing.assert_array_equal(V1.view(np.uint8), V2.view(np.uint8))
+        limit = dt(np.sqrt(np.finfo(dt).max) * 1e-6)
+        with np.errstate(invalid="ignore"):
+            assert conv._all_below(xp, limit) == bool((np.abs(xp) < limit).all())
+        Cout = int(r.integers(1, 5))
+        tr0 = int(r.integers(0, 3))                 # the block's first tile row
+        Ho = 2 * (tr0 + ntr) - int(r.integers(0, 2))
+        Wo = 2 * TW - int(r.integers(0, 2))
+        M = r.standard_normal((16, Cout, ntr * TW)).astype(dt)
+        M.reshape(-1)[r.random(M.size) < 0.05] = -0.0
+        bias = r.standard_normal(Cout).astype(dt)
+        ooff = int(r.integers(0, 5))
+        o1 = r.standard_normal(ooff + Cout * Ho * Wo + 3).astype(dt)
+        o2 = o1.copy()
+        conv._wino_output(M, bias, o1, ooff, Ho, Wo, tr0, ntr, TW)
+        conv.wino_output_standin(M, bias, o2, ooff, Ho, Wo, tr0, ntr, TW)
+        np.testing.assert_array_equal(o1.view(np.uint8), o2.view(np.uint8))

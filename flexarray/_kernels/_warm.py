@@ -5,8 +5,8 @@ Background compiles
     A kernel compiles on its first call with a new specialization (0.3-6 s, the FFT's the
     longest); a warm disk cache loads it in ~3 ms. A driver whose call can be computed to
     the same bits another way (NumPy's argmax, float16 through NumPy's float32 ufuncs, a
-    NumPy stable sort) asks :func:`flexarray._kernels.ready` first; when the specialization
-    is neither in memory nor in the disk cache, the request goes to one background process
+    NumPy stable sort; the thread pool's helpers, which block instead of polling) asks
+    :func:`flexarray._kernels.ready` first; when the specialization is neither in memory nor in the disk cache, the request goes to one background process
     per Python process (``python -m flexarray warm --serve``), which compiles it
     into the disk cache while the stand-in serves the calls; a later call finds it there
     (checked at most every ``RECHECK_SECONDS``) and runs the kernel from then on. The
@@ -14,7 +14,8 @@ Background compiles
     kernel.
 
     The process starts only on such a call, never on import; it runs at a lower priority
-    (nice 5), compiles only the specializations asked for, finishes those already asked for
+    (nice 5), compiles the specializations asked for (and, for a kernel of a family in
+    ``FAMILIES``, then the rest of its family in that dtype), finishes those already asked for
     when its parent exits (so the next process finds them), then ends, and ends after
     ``IDLE_SECONDS`` without requests. ``FLEXARRAY_BACKGROUND_COMPILE=0`` turns it off
     (calls then compile on the caller's thread, as kernels without a stand-in always do);
@@ -122,7 +123,10 @@ def available(disp, args) -> bool:
     try:
         if load(disp, sig):
             return True
-        return not request(disp, sig)
+        if not request(disp, sig):
+            return True
+        _ask_family(disp, sig)
+        return False
     except Exception:       # (Numba's cache internals changed, no interpreter to start...)
         _broken = True
         return True
@@ -244,8 +248,10 @@ def _run_job(job, recipes):
 
 def serve(recipes):
     """The background process's loop (``python -m flexarray warm --serve``): jobs from
-    standard input until its end or ``IDLE_SECONDS`` without one; ``recipes``: name ->
-    function(dtypes or None) (``flexarray._warmup.RECIPES``)."""
+    standard input until its end or ``IDLE_SECONDS`` without one, the kernels asked for
+    (``sig``) before the families' recipes waiting with them, so that a caller's stand-in
+    serves no longer than its own kernel takes; ``recipes``: name -> function(dtypes or
+    None) (``flexarray._warmup.RECIPES``)."""
     import queue
     try:
         os.nice(0 if os.environ.get("FLEXARRAY_WARM_NICE") == "0" else NICE)
@@ -260,13 +266,26 @@ def serve(recipes):
         q.put(None)
 
     threading.Thread(target=reader, daemon=True).start()
+    pending = []        # jobs read, not run yet: a caller's kernels before whole families
+    ended = False
     while True:
-        try:
-            job = q.get(timeout=IDLE_SECONDS)
-        except queue.Empty:
+        if not pending and not ended:
+            try:
+                pending.append(q.get(timeout=IDLE_SECONDS))
+            except queue.Empty:
+                return
+        while not ended:
+            try:
+                pending.append(q.get_nowait())
+            except queue.Empty:
+                break
+        if None in pending:
+            pending.remove(None)
+            ended = True
+        if not pending:
             return
-        if job is None:
-            return
+        job = next((j for j in pending if j[0] == "sig"), pending[0])
+        pending.remove(job)
         t = time.perf_counter()
         try:
             name = _run_job(job, recipes)
@@ -277,7 +296,7 @@ def serve(recipes):
 
 
 #: kernel modules whose other specializations of a dtype are compiled in the background when
-#: one of them compiles on a caller's thread (they have no stand-ins): their recipe
+#: one of them compiles on a caller's thread or is asked for by a stand-in: their recipe
 FAMILIES = {"flexarray._kernels.fft.rfft": "fft", "flexarray._kernels.nn.conv": "conv",
             "flexarray._kernels.nn.attention": "attention", "flexarray._kernels.nn.pool": "pool",
             "flexarray._kernels.reductions.reduce": "reduce"}
@@ -307,24 +326,28 @@ def request_family(name, dtype, trigger=None):
                 _proc = None
 
 
+def _ask_family(disp, sig):
+    """The rest of ``disp``'s family (``FAMILIES``) for the dtype of its first array
+    argument in ``sig``, in the background, after ``sig`` itself."""
+    name = FAMILIES.get(getattr(disp.py_func, "__module__", ""))
+    if name is None:
+        return
+    from numba import types
+    from numba.np.numpy_support import as_dtype
+    arr = next((a for a in sig if isinstance(a, types.Array)), None)
+    if arr is not None:
+        request_family(name, as_dtype(arr.dtype), (disp, sig) if _in_module(disp) else None)
+
+
 def _on_compile(ev):
     """On a compile of a family's kernel (``FAMILIES``) on any thread of this process: the
-    rest of the family for the kernel's first array argument's dtype, in the background."""
+    rest of the family for the kernel's first array argument's dtype, in the background
+    (as when a stand-in's kernel is asked for: :func:`available`)."""
     global _broken
     if _broken or not enabled():
         return
     try:
-        disp = ev.data["dispatcher"]
-        name = FAMILIES.get(getattr(disp.py_func, "__module__", ""))
-        if name is None:
-            return
-        from numba import types
-        from numba.np.numpy_support import as_dtype
-        args = tuple(ev.data["args"])
-        arr = next((a for a in args if isinstance(a, types.Array)), None)
-        if arr is not None:
-            trigger = (disp, args) if _in_module(disp) else None
-            request_family(name, as_dtype(arr.dtype), trigger)
+        _ask_family(ev.data["dispatcher"], tuple(ev.data["args"]))
     except Exception:
         _broken = True
 

@@ -112,12 +112,12 @@ def conv3d(x, w, b, stride, pad_lo, pad_hi, dilation, groups):
         return out
 
     if (use_winograd(Cin_g, Cout_g, ks, stride, dilation, D, (pad_lo[0], pad_hi[0]))
-            and nn_conv_kernels._all_below(w.reshape(-1), _wino_w_limit(dtype))
+            and nn_conv_kernels.all_below(w.reshape(-1), _wino_w_limit(dtype))
             and (b is None or np.isfinite(b).all())):
         return _winograd(x, w, b, pad_lo[1:], osp[1:], groups, macs, g)
 
     if (use_winograd_w(Cout_g, ks, stride, dilation, D, osp)
-            and nn_conv_kernels._all_below(w.reshape(-1), _wino_w_limit(dtype))
+            and nn_conv_kernels.all_below(w.reshape(-1), _wino_w_limit(dtype))
             and (b is None or np.isfinite(b).all())):
         out = _winograd_w(x, w, b, g, groups, macs)
         if out is not None:
@@ -233,7 +233,7 @@ def _winograd(x, w, b, pad, osp, groups, macs, g):
         xp[:, r0:r1, :pw] = 0
         xp[:, r0:r1, c1:] = 0
         xp[:, r0:r1, pw:c1] = x[n, grp * Cin_g:(grp + 1) * Cin_g, 0, y0 + r0:y0 + r1, :c1 - pw]
-        if not (nn_conv_kernels._all_below(xp.reshape(-1), limit) and
+        if not (nn_conv_kernels.all_below(xp.reshape(-1), limit) and
                 nn_conv_kernels.wino_input(xp.reshape(-1), Hp, Wp, nb, TW, V)):
             # inf/NaN in this block, or values that the transforms' sums would overflow
             # (limit): its output rows by im2col, as the definition says
@@ -305,7 +305,7 @@ def use_winograd_w(cout_g, ks, stride, dilation, D, osp):
 def _wino_w_limit(dtype):
     """Inputs and weights below this magnitude (a dtype scalar) cannot overflow the
     transforms' sums (both Winograd engines: F(2x2, 3x3) and F(4, r) along W); a NaN or
-    an inf fails the check too (the kernels' ``_all_below``), since the transforms would
+    an inf fails the check too (the kernels' ``all_below``), since the transforms would
     spread it over whole tiles: such calls (or blocks) go to im2col. (F(2x2, 3x3) had
     checked finiteness alone: alternating +-3e38 float32 inputs gave NaN everywhere.)"""
     return dtype.type(np.sqrt(np.finfo(dtype).max) * 1e-6)

@@ -19,7 +19,7 @@ adjoint is taken: (D, H, W) is then the transposed conv's output, (Do, Ho, Wo) i
 """
 import numpy as np
 
-from flexarray._kernels import kernel
+from flexarray._kernels import kernel, ready
 from flexarray._kernels.linalg.blas import gemm
 from flexarray._kernels.nn.common import _valid_range, transpose8
 
@@ -204,7 +204,7 @@ def direct(x, w, b, out, g, job0, job1):
 # over input channels (16 GEMMs), Y = A^T M A.
 
 @kernel
-def wino_input(xp, Hp, Wp, ntr, TW, V):
+def _wino_input(xp, Hp, Wp, ntr, TW, V):
     """V[k, c, r*TW + tc] = (B^T d B)[k] for the 4x4 tile at rows 2r, cols 2tc of xp[c].
 
     xp: zero-padded input block (C, Hp, Wp) flat; V: (16, C, ntr*TW) C-contiguous.
@@ -257,7 +257,7 @@ def wino_input(xp, Hp, Wp, ntr, TW, V):
 
 
 @kernel
-def wino_output(M, bias, out, ooff, Ho, Wo, tr0, ntr, TW):
+def _wino_output(M, bias, out, ooff, Ho, Wo, tr0, ntr, TW):
     """out[co, 2tr + a, 2tc + b] = bias[co] + (A^T M A)[a, b] for tile rows tr0..tr0+ntr.
 
     M: (16, Cout, ntr*TW) C-contiguous; out: flat, channel 0 of the block at ooff, planes
@@ -294,6 +294,80 @@ def wino_output(M, bias, out, ooff, Ho, Wo, tr0, ntr, TW):
                     o[x + np.uint64(1)] = bv + (s1[u] - s2[u] - s3[u])
                 if full < TW:  # odd width: the last tile's left column only
                     o[2 * full] = bv + (s0[full] + s1[full] + s2[full])
+
+
+def wino_input(xp, Hp, Wp, ntr, TW, V):
+    """:func:`_wino_input`, or while it compiles in the background its NumPy stand-in
+    (the same bits)."""
+    if ready(_wino_input, (xp.dtype, xp.flags.writeable), xp, Hp, Wp, ntr, TW, V):
+        return _wino_input(xp, Hp, Wp, ntr, TW, V)
+    return wino_input_standin(xp, Hp, Wp, ntr, TW, V)
+
+
+def wino_input_standin(xp, Hp, Wp, ntr, TW, V):
+    """``_wino_input`` in NumPy, all tiles at once, each difference and sum as the kernel
+    forms it (the column transform, then the row transform); False when a tile column's
+    ``((r0 + r1) + r2) + r3`` is not finite (the kernel's check)."""
+    C = V.shape[1]
+    x = xp[:C * Hp * Wp].reshape(C, Hp, Wp)
+    # r0..r3: the four input rows of each tile row r (rows 2r .. 2r + 3)
+    r0, r1, r2, r3 = (x[:, k:k + 2 * ntr:2] for k in range(4))
+    with np.errstate(all="ignore"):
+        rows = (r0 - r2, r1 + r2, r2 - r1, r1 - r3)         # (C, ntr, Wp) each
+        ok = bool(np.isfinite(((r0 + r1) + r2) + r3).all())
+        Vv = V.reshape(16, C, ntr, TW)
+        for s_, row in enumerate(rows):
+            x0, x1, x2, x3 = (row[:, :, k:k + 2 * TW:2] for k in range(4))
+            Vv[4 * s_] = x0 - x2
+            Vv[4 * s_ + 1] = x1 + x2
+            Vv[4 * s_ + 2] = x2 - x1
+            Vv[4 * s_ + 3] = x1 - x3
+    return ok
+
+
+def wino_output(M, bias, out, ooff, Ho, Wo, tr0, ntr, TW):
+    """:func:`_wino_output`, or while it compiles in the background its NumPy stand-in
+    (the same bits)."""
+    args = (M, bias, out, ooff, Ho, Wo, tr0, ntr, TW)
+    if ready(_wino_output, (M.dtype, bias.flags.writeable), *args):
+        _wino_output(*args)
+    else:
+        wino_output_standin(*args)
+
+
+def wino_output_standin(M, bias, out, ooff, Ho, Wo, tr0, ntr, TW):
+    """``_wino_output`` in NumPy, all tiles at once: p_j = (m_j + m_4+j) + m_8+j and
+    q_j = (m_4+j - m_8+j) - m_12+j, then bias + ((s0 + s1) + s2) and
+    bias + ((s1 - s2) - s3) per output pair, as the kernel adds them."""
+    Cout = M.shape[1]
+    m = M.reshape(4, 4, Cout, ntr, TW)          # m[i, j]: M's row 4i + j
+    with np.errstate(all="ignore"):
+        p = (m[0] + m[1]) + m[2]                 # (4 j, Cout, ntr, TW)
+        q = (m[1] - m[2]) - m[3]
+        b = bias[:Cout, None, None]
+        o = out[ooff:ooff + Cout * Ho * Wo].reshape(Cout, Ho, Wo)
+        y0 = 2 * tr0
+        full = Wo // 2
+        for a, s in enumerate((p, q)):
+            left = b + ((s[0] + s[1]) + s[2])        # (Cout, ntr, TW)
+            right = b + ((s[1] - s[2]) - s[3])
+            rows = [r for r in range(ntr) if y0 + 2 * r + a < Ho]
+            if not rows:
+                continue
+            ys = [y0 + 2 * r + a for r in rows]
+            o[:, ys, 0:2 * full:2] = left[:, rows, :full]
+            o[:, ys, 1:2 * full:2] = right[:, rows, :full]
+            if full < TW:
+                o[:, ys, 2 * full] = left[:, rows, full]
+
+
+def all_below(a, limit):
+    """:func:`_all_below`, or while it compiles in the background ``|a| < limit``
+    everywhere in NumPy (the same answer: a NaN fails both)."""
+    if ready(_all_below, (a.dtype, a.flags.writeable), a, limit):
+        return _all_below(a, limit)
+    with np.errstate(invalid="ignore"):
+        return bool((np.abs(a) < limit).all())
 
 
 # ----------------------------------------------------------------------------- Winograd along W

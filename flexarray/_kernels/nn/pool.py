@@ -321,7 +321,7 @@ def adaptive_standin(x, out, idx, mode, shape, zs, ze, ys, ye, xs, xe, p0, p1):
 
 
 @kernel
-def mean_rows(x, out, m, r0, r1):
+def _mean_rows(x, out, m, r0, r1):
     """out[r] = mean of x[r*m : (r+1)*m] for r0 <= r < r1 (flat contiguous x): global
     average pooling. Vector sums (``vector_sum``) and a scalar tail, then one vectorized
     divide pass (a divide per row inside the loop measured 15 us of 40 on 16x512x7x7,
@@ -338,3 +338,44 @@ def mean_rows(x, out, m, r0, r1):
     o = out[r0:r1]  # (indices from 0: no wraparound check, so the loop vectorizes)
     for i in range(o.size):
         o[i] /= d
+
+
+def mean_rows(x, out, m, r0, r1):
+    """Global average pooling of rows r0 <= r < r1: the kernel, or while it compiles in
+    the background its NumPy stand-in (the same bits)."""
+    if ready(_mean_rows, (x.dtype, x.flags.writeable), x, out, m, r0, r1):
+        _mean_rows(x, out, m, r0, r1)
+    else:
+        mean_rows_standin(x, out, m, r0, r1)
+
+
+def mean_rows_standin(x, out, m, r0, r1):
+    """``_mean_rows`` in NumPy, all the rows at once, each add in the kernel's order: the
+    64-byte vectors of a row (V lanes) taken in turn by four accumulators of -0.0 (the
+    last ``nvec % 4`` by the first), the accumulators added pairwise, their lanes folded
+    by halves (lanes [0, h) += lanes [h, 2h)), the scalar tail added in order, then one
+    divide by the row length in the dtype."""
+    n = r1 - r0
+    if n <= 0:
+        return
+    V = 64 // x.itemsize
+    nvec = m // V
+    rows = x[r0 * m:r1 * m].reshape(n, m)
+    vecs = rows[:, :nvec * V].reshape(n, nvec, V)
+    quads = nvec // 4
+    acc = np.full((4, n, V), -0.0, x.dtype)
+    with np.errstate(all="ignore"):
+        for q in range(quads):
+            for a in range(4):
+                acc[a] += vecs[:, 4 * q + a]
+        for k in range(4 * quads, nvec):
+            acc[0] += vecs[:, k]
+        v = (acc[0] + acc[1]) + (acc[2] + acc[3])
+        h = V // 2
+        while h:
+            v[:, :h] = v[:, :h] + v[:, h:2 * h]
+            h //= 2
+        s = v[:, 0].copy()
+        for k in range(nvec * V, m):
+            s += rows[:, k]
+        out[r0:r1] = s / out.dtype.type(m)
