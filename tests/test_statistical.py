@@ -219,10 +219,12 @@ def test_var_std_against_numpy(name, data):
     mu = np.sum(w, axis=axes, keepdims=True) / n
     ref = np.sum((w - mu) ** 2, axis=axes, keepdims=keepdims) / (n - correction)
     msq = np.sum(w * w, axis=axes, keepdims=keepdims) / (n - correction)
-    tol = eps(out) * 4 * (n + 2) * msq
+    # measured over 4,500 random cases: errors up to 0.12 eps (n + 2) msq for var (float32),
+    # 0.11 eps (n + 2) sqrt(msq) for std (bfloat16), none in float64; allowed: about twice
+    scale = msq if name == "var" else np.sqrt(msq)
     if name == "std":
-        ref, tol = np.sqrt(ref), np.sqrt(tol) + eps(out) * 4 * np.sqrt(msq)
-    assert_close(r, ref, tol, out)
+        ref = np.sqrt(ref)
+    assert_close(r, ref, eps(out) * (n + 2) * scale / 4, out)
 
 
 def test_moment_dtypes_and_special_cases():
@@ -435,8 +437,10 @@ def test_reduction_over_a_long_outer_axis_with_small_slices(op, dtype, shape, ax
             finite = ~np.isnan(expected)
             bound = 8 * np.finfo(a.dtype if a.dtype.kind == "f" else np.float64).eps * \
                 np.sum(np.abs(wide_arr), axis=axis, keepdims=keepdims)[finite] + 1e-300
-            if op in ("var", "std"):
-                bound = bound * 50
+            if op in ("var", "std"):  # measured: relative errors up to 104 eps for var
+                # (int64, in float64), 52 for std, 13 and 7 for float64, 1.3 and 0.7 for float32
+                bound = (256 if op == "var" else 128) * np.finfo(
+                    a.dtype if a.dtype.kind == "f" else np.float64).eps * np.abs(expected[finite])
             assert np.all(np.abs(got[finite] - expected[finite]) <= bound + 1e-6 * (
                 a.dtype == np.float32) * np.abs(expected[finite]))
 
