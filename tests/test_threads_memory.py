@@ -253,13 +253,19 @@ def test_parallel_calls_run_inline_while_blas_threads_spin(call, spins, monkeypa
     parallel calls run on their caller alone (two threads beside a spinning one lose to
     one: gates.BLAS_SPIN_SECONDS); after small ones, after mid-size ones and products that
     ran on the pool (single-threaded BLAS: no spin), and once the spin is over, the pool
-    serves them again."""
+    serves them again. (The window is stretched to an hour: what is checked is which calls
+    open it, not how long it lasts, so a slow machine cannot close it before the check.)"""
     from flexarray import _threads
     from flexarray._engines import matmul as engine
     if not spins and not engine.blas_libs():
         pytest.skip("needs threadpoolctl to run BLAS single-threaded")
     monkeypatch.setattr(_threads, "NTHREADS", 2)
+    monkeypatch.setattr(_threads, "_BLAS_SPIN_SECONDS", 3600.0)
+    opened = []
+    monkeypatch.setattr(_threads, "blas_ran", lambda real=_threads.blas_ran: (
+        opened.append(1), real()))
     call()
+    assert bool(opened) is spins, f"{len(opened)} BLAS calls in BLAS's own threads"
     assert _threads.runs_inline() is spins
     if spins:
         used = set()
