@@ -261,9 +261,21 @@ def test_direct_construction_is_refused():
 def test_format_of_0d_arrays():
     assert f"{xp.asarray(3.14159):.3f}" == f"{3.14159:.3f}"
     assert f"{xp.asarray(7, dtype=xp.int16):05d}" == "00007"
-    assert f"{xp.asarray([1, 2])}" == str(xp.asarray([1, 2]))
     with pytest.raises(TypeError, match="format spec"):
         f"{xp.asarray([1.0, 2.0]):.2f}"
+
+
+@pytest.mark.parametrize("a", [np.array([1, 2]), np.array([[1.5, -2.0], [1 / 3, 1e10]]),
+                               np.linspace(0, 1, 30), np.arange(2000),
+                               np.array([True, False]), np.array([1 + 2j, -0.5j])],
+                         ids=["int", "2-D float", "wrapped", "summarized", "bool", "complex"])
+def test_format_without_spec_is_numpys_text(a):
+    """``f"{x}"`` of an array is NumPy's text of its elements (precision, alignment, line
+    wrapping, the summary of large arrays) in ``Array(..., dtype=<name>)``: NumPy's repr
+    with the dtype named (NumPy's omits it for these dtypes) and without the shape NumPy
+    adds to a summarized array."""
+    numpy_text = repr(a)[1:-1].removesuffix(f", shape={a.shape}")
+    assert f"{xp.asarray(a)}" == "A" + numpy_text + f", dtype={a.dtype.name})"
 
 
 @pytest.mark.parametrize("shape", [(1,), (1, 1), (1, 1, 1)])
