@@ -120,6 +120,9 @@ def _index_item(k):
                          f"got {d}")
     if t is bool or isinstance(k, np.bool_):
         return k, True
+    if isinstance(k, Array):  # a deferred result (flexarray._deferred): computed, a plain Array
+        k._arr
+        return _index_item(k)
     if isinstance(k, np.ndarray):
         if k.dtype.kind in "biu":
             return k, True
@@ -470,3 +473,4 @@ def _refs_of_unique_buffer() -> int:
 
 
 _UNIQUE_REFS = _refs_of_unique_buffer()
+

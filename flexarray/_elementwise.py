@@ -19,14 +19,20 @@ from . import _dtypes as _dt
 from . import _array, _special
 from ._array import Array, copy_of, wrap
 from ._buffer import is_private
+from ._deferred import Deferred, defer, fusion_operands, settle
+from ._engines import fusion as _fusion
 from ._engines import gates
-from ._engines.elementwise import FAST_MAX as _FAST_MAX
+from ._engines.elementwise import FAST_MAX
 from ._engines.elementwise import apart as _apart
 from ._engines.elementwise import compute as _compute
 from ._engines.elementwise import fits as _fits
 from ._engines.elementwise import ufunc as _ufunc
 from ._fp import fp_quiet, fp_quiet_numpy_caller
 from ._helpers import numpy_as_array, python_scalar
+
+#: below this many elements a call takes the fast paths straight to NumPy's ufunc (the
+#: engine's FAST_MAX: no threads, no recycled memory), unless fusion's gate is lower
+_FAST_MAX = min(FAST_MAX, _fusion.MIN)
 
 # --- the table ----------------------------------------------------------------------------
 # name: (implementation, input category, result rule, may warn)
@@ -127,6 +133,11 @@ def _operands(name, x1, x2):
     if isinstance(x1, np.generic) or isinstance(x2, np.generic):
         # NumPy scalars combine with arrays as the Python scalars they hold
         return _operands(name, python_scalar(x1), python_scalar(x2))
+    if type(x1) is Deferred or type(x2) is Deferred:  # (computed first: plain Arrays)
+        for x in (x1, x2):
+            if type(x) is Deferred:
+                settle(x)
+        return _operands(name, x1, x2)
     for i, x in enumerate((x1, x2), 1):
         if not isinstance(x, (Array,) + _SCALARS):
             raise TypeError(f"{name}: 'x{i}' must be a flexarray array or a Python scalar, got "
@@ -152,12 +163,19 @@ def _make_unary(name, func, cat):
 
     def f(x, /):
         if type(x) is not Array:
-            raise TypeError(f"{name}: 'x' must be a flexarray array, got {type(x).__name__}")
+            if type(x) is not Deferred:
+                raise TypeError(f"{name}: 'x' must be a flexarray array, got "
+                                f"{type(x).__name__}")
+            if x._dtype in allowed and (r := defer(name, func, (x,))) is not None:
+                return r
+            settle(x)
         if x._dtype not in allowed:
             _dt.check_dtype(name, "x", x, cat)
         a = x._arr
         if a.size < _FAST_MAX and x._dtype in fast:  # (~0.5 us less)
             return wrap(run(a))
+        if a.size >= _fusion.MIN and (r := defer(name, func, (x,))) is not None:
+            return r
         return wrap(_compute(name, func, (a,), x._dtype))
     fast = allowed - set(_dt.HALF)
     run = fp_quiet_numpy_caller(func, 1)  # func, floating-point warnings off: the fast path
@@ -192,6 +210,13 @@ def _make_binary(name, func, cat):
         elif (t1 is float or t1 is int and -_EXACT < x1 < _EXACT) and t2 is Array and \
                 x2._dtype in fast_float and x2._arr.size < _FAST_MAX:
             return wrap(run(x1, x2._arr))
+        if t1 is Deferred or t2 is Deferred or (
+                t1 is Array and x1._arr.size >= _fusion.MIN) or (
+                t2 is Array and x2._arr.size >= _fusion.MIN):
+            ops = fusion_operands(name, x1, x2)
+            if ops is not None and ops[2] in allowed and (
+                    r := defer(name, func, ops[:2])) is not None:
+                return r
         a1, a2, dt = _operands(name, x1, x2)
         if dt not in allowed:
             _dt.check_dtype(name, "x1' and 'x2", dt, cat, of_array=True)

@@ -17,6 +17,8 @@ import numpy as np
 
 from . import _dtypes as _dt
 from ._array import Array, copy_of, wrap
+from ._deferred import Deferred, defer_where
+from ._engines import fusion as _fusion
 from ._engines import argminmax as _argminmax
 from ._engines import select as _select
 from ._helpers import (_INDEX, broadcast_shape_of, check_array, check_bool, check_choice, check_ordered,
@@ -154,6 +156,10 @@ def where(condition, x1=_NOT_GIVEN, x2=_NOT_GIVEN, /):
                 f"where: NumPy's where of dates or times: {e}") from None
     if np.ndarray in (type(condition), type(x1), type(x2)):  # (xarray's coordinates)
         condition, x1, x2 = map(numpy_as_array, (condition, x1, x2))
+    if (type(condition) is Deferred or type(x1) is Deferred or type(x2) is Deferred or
+            type(condition) is Array and condition._arr.size >= _fusion.MIN) and (
+            r := defer_where(condition, x1, x2)) is not None:
+        return r  # (waits, to be computed with the calls that use it)
     if type(condition) is Array and condition._dtype is _dt.bool:
         r = _where_fast(condition._arr, x1, x2)
         if r is not None:

@@ -14,12 +14,15 @@ shapes taken apart).
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 
 import numpy as np
 
 from . import _dtypes as _dt
 from ._array import Array, wrap
+from ._deferred import hold, pending
+from ._engines import fusion
 from ._engines import reductions as engine
 from ._fp import fp_quiet
 from ._helpers import (cast_result, check_array, check_bool, normalize_axis, numpy_as_array,
@@ -108,8 +111,24 @@ def _accumulate(func, x, axis, dtype, keepdims):
     axes = reduction_axes(func, x, axis, keepdims)
     _check_numeric(func, x)
     out_dt = accumulation_dtype(func, x._dtype, dtype)
-    r = engine.reduce(func, x._arr, axes, _compute_np(out_dt), keepdims)
+    r = _fused(func, x, axes, _compute_np(out_dt), keepdims)
+    if r is None:
+        r = engine.reduce(func, x._arr, axes, _compute_np(out_dt), keepdims)
     return wrap(cast_result(r, out_dt))
+
+
+def _fused(op, x, axes, acc, keepdims):
+    """``op`` of a deferred ``x`` over ``axes`` in one pass with its chain
+    (:func:`._engines.fusion.reduce_all`), with the eager reduction's bits; None where
+    that is not how it is computed (the caller computes ``x`` and reduces it)."""
+    node = pending(x)
+    if node is None or len(axes) != len(node.shape) or op not in ("sum", "max", "min") or \
+            engine.kernel_takes_all(op, node.dtype, node.shape, acc):
+        return None
+    r = fusion.reduce_all(op, node, acc)
+    if r is None:
+        return None
+    return np.reshape(r, (1,) * len(axes)) if keepdims else r
 
 
 def sum(x, /, *, axis=None, dtype=None, keepdims=False):
@@ -147,14 +166,17 @@ def _extremum(func, x, axis, keepdims):
     d = x._dtype
     _dt.check_dtype(func, "x", x, "real numeric or bool",
                     "complex numbers have no order (take real() or abs() first)")
-    a = x._arr
-    if a.size == 0 and axes and _count(a.shape, axes) == 0 and math.prod(
-            _out_shape(a.shape, axes, keepdims)) != 0:
+    shape = x.shape
+    if math.prod(shape) == 0 and axes and _count(shape, axes) == 0 and math.prod(
+            _out_shape(shape, axes, keepdims)) != 0:
         raise ValueError(f"{func}: cannot reduce over a zero-size axis (x has shape "
-                         f"{a.shape}, axis={axis}); the {func} of no elements is undefined "
+                         f"{shape}, axis={axis}); the {func} of no elements is undefined "
                          f"(NumPy's words, which Dask looks for: zero-size array to reduction "
                          f"operation {func} which has no identity)")
-    return wrap(cast_result(engine.extremum(func, a, axes, keepdims), d))
+    r = _fused(func, x, axes, None, keepdims)
+    if r is None:
+        r = engine.extremum(func, x._arr, axes, keepdims)
+    return wrap(cast_result(r, d))
 
 
 def max(x, /, *, axis=None, keepdims=False):
@@ -209,13 +231,15 @@ def mean(x, /, *, axis=None, keepdims=False, dtype=None):
             _dt.check_dtype("mean", "dtype", dtype, "complex floating",
                             f"x is {x._dtype}: its mean is computed in a complex dtype")
         out_dt = dtype
-    a = x._arr
-    n = _count(a.shape, axes)
+    shape = x.shape
+    n = _count(shape, axes)
     if n == 0:
         nan = complex(math.nan, math.nan) if _dt.KIND[out_dt] == "c" else math.nan
-        return wrap(np.full(_out_shape(a.shape, axes, keepdims), nan, out_dt))
+        return wrap(np.full(_out_shape(shape, axes, keepdims), nan, out_dt))
     acc = _compute_np(out_dt)
-    s = engine.reduce("sum", a, axes, acc, keepdims)
+    s = _fused("sum", x, axes, acc, keepdims)
+    if s is None:
+        s = engine.reduce("sum", x._arr, axes, acc, keepdims)
     with fp_quiet():
         r = np.true_divide(s, n, dtype=acc)
     return wrap(cast_result(r, out_dt))
@@ -233,17 +257,54 @@ def _variance(func, x, axis, correction, keepdims):
     axes = reduction_axes(func, x, axis, keepdims)
     _check_correction(func, correction)
     out_dt = _float_result(func, x, allow_complex=False)
-    a = x._arr
-    if _count(a.shape, axes) - correction <= 0:  # the standard: NaN, not inf or an error
-        return wrap(np.full(_out_shape(a.shape, axes, keepdims), math.nan, out_dt))
+    shape = x.shape
+    if _count(shape, axes) - correction <= 0:  # the standard: NaN, not inf or an error
+        return wrap(np.full(_out_shape(shape, axes, keepdims), math.nan, out_dt))
     acc = _compute_np(out_dt)
-    n = _count(a.shape, axes)
+    n = _count(shape, axes)
     with fp_quiet():  # two passes, as np.var, with the engine's faster sums
-        d = np.asarray(np.subtract(a, engine.reduce("sum", a, axes, acc, True) / n, dtype=acc))
-        r = engine.reduce("sum", np.multiply(d, d, out=d), axes, acc, keepdims) / (n - correction)
+        s = _fused("sum", x, axes, acc, True)
+        a = None if s is not None and pending(x) is not None else x._arr
+        m = (engine.reduce("sum", a, axes, acc, True) if s is None else s) / n
+        r = _fused_squares(x, a, m, axes, acc)
+        if r is None:
+            a = x._arr
+            d = np.asarray(np.subtract(a, m, dtype=acc))
+            r = engine.reduce("sum", np.multiply(d, d, out=d), axes, acc, False)
+        if keepdims:
+            r = np.reshape(r, _out_shape(shape, axes, True))
+        r = r / (n - correction)
         if func == "std":
             r = np.sqrt(r)
     return wrap(cast_result(r, out_dt))
+
+
+def _fused_squares(x, a, m, axes, acc):
+    """The sum over every axis of ``(x - m) ** 2`` in one pass, the deviations never
+    stored (``x`` deferred, or ``a`` its C-contiguous values of at least ``fusion.MIN``
+    elements): the eager ``np.subtract(a, m, dtype=acc)``, squared by ``np.multiply``, summed
+    by NumPy's reduce, with their bits; None where the eager passes give them."""
+    shape = x.shape
+    if len(axes) != len(shape) or np.dtype(acc).kind != "f":
+        return None
+    node = hold(x) if a is None else None
+    if node is None and a is None:
+        a = x._arr  # (computed meanwhile by another thread)
+    if node is not None:
+        if not node.flat:
+            return None
+        base = node
+    elif not (a.flags.c_contiguous and a.size >= fusion.MIN):
+        return None
+    else:
+        base = a
+    d = fusion.Node("subtract", functools.partial(np.subtract, dtype=acc), (base, m), shape,
+                    np.dtype(acc), True)
+    sq = fusion.Node("multiply", np.multiply, (d, d), shape, np.dtype(acc), True)
+    d.users = 2
+    if engine.kernel_takes_all("sum", sq.dtype, shape, acc):
+        return None
+    return fusion.reduce_all("sum", sq, acc)
 
 
 def _ddof_alias(func, correction, ddof):

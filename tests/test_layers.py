@@ -41,7 +41,7 @@ LAYERS = {
     "flexarray._dtypes": 2, "flexarray._device": 2, "flexarray._buffer": 2,
     "flexarray._array": 3,
     "flexarray._engines": 4,  # the engines: every module of the package but gates
-    "flexarray._helpers": 4, "flexarray._special": 4,
+    "flexarray._helpers": 4, "flexarray._special": 4, "flexarray._deferred": 4,
     **{f"flexarray.{c}": 5 for c in CHAPTERS},
     "flexarray._protocols": 6,
     "flexarray.linalg": 7, "flexarray.fft": 7, "flexarray.nn": 7,

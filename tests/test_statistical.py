@@ -452,10 +452,12 @@ def test_large_reductions_split_over_threads_match_numpy(op, axis, layout, monke
     """From gates.REDUCE_SPLIT_MIN_BYTES (moved down here to 1 MB) NumPy's reduce runs in
     pieces on the pool's threads: extrema and integer sums exactly NumPy's, floating sums
     to the error bound, whichever axis the pieces cut (the outermost: reduced in C order
-    for axis 0, kept in F order)."""
+    for axis 0, kept in F order). (Fusion off: var's second pass over every axis would
+    take the fusion engine's blocks instead, tests/test_fusion.py.)"""
     from flexarray import _threads
-    from flexarray._engines import gates
+    from flexarray._engines import fusion, gates
     from flexarray._engines import reductions as engine
+    monkeypatch.setattr(fusion, "MIN", float("inf"))
     monkeypatch.setattr(gates, "REDUCE_SPLIT_MIN_BYTES", 1 << 20)
     monkeypatch.setattr(_threads, "NTHREADS", max(2, _threads.NTHREADS))
     monkeypatch.setattr(_threads, "_blas_spins_until", 0.0)

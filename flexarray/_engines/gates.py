@@ -291,5 +291,12 @@ POOL_THREADS_MIN = 1 << 19
 # bench/bench_core.py (exp 16M float32)
 RECYCLE_MIN_BYTES = 1 << 22  # results recycled by _memory; smaller: NumPy's allocator
 
+# --- Fusion (flexarray/_engines/fusion.py) ----------------------------------------------------
+# bench/bench_fusion.py (chains of 1-6 operations, with and without a final reduction)
+FUSION_MIN = 1 << 18  # elements from which an elementwise call waits to be fused
+FUSION_BLOCK = 1 << 14  # elements per block: the chain's scratch stays in L2
+FUSION_MAX_OPS = 16  # operations in one chain; a longer one is computed first
+FUSION_THREADS_MIN_BYTES = None  # blocks on the pool's threads from this much output (None: never)
+
 #: the table as a dict (name -> value), for printing and tuning
 GATES = {name: value for name, value in dict(globals()).items() if name.isupper() and name != "GATES"}

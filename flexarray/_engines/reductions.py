@@ -31,8 +31,8 @@ from .._fp import fp_quiet, fp_quiet_numpy
 from .._helpers import moved
 from . import gates
 
-__all__ = ["KERNEL_MIN", "UFUNCS", "by_kernel", "extremum", "innermost_dim", "nan_reduce",
-           "reduce"]
+__all__ = ["KERNEL_MIN", "UFUNCS", "by_kernel", "extremum", "innermost_dim",
+           "kernel_takes_all", "nan_reduce", "reduce"]
 
 _HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 _F32 = np.dtype(np.float32)
@@ -146,6 +146,17 @@ def by_kernel(op, a, axes, acc, keepdims):
     if keepdims:
         r = r.reshape(tuple(1 if i in axes else n for i, n in enumerate(a.shape)))
     return r
+
+
+def kernel_takes_all(op, dt, shape, acc) -> bool:
+    """Whether ``op`` over every axis of a C-contiguous array of ``shape`` and NumPy dtype
+    ``dt`` (accumulating in ``acc``; None: ``dt``) runs on the kernels rather than NumPy's
+    reduce (whose bits the fusion engine reproduces)."""
+    a = np.broadcast_to(np.empty((), dt), shape)  # (the gates read its dtype and size)
+    if a.size < KERNEL_MIN or not shape:
+        return False
+    gate = _reduce_gate(op, a, tuple(range(len(shape))), np.dtype(acc if acc else dt))
+    return gate is not None and a.size >= gate
 
 
 def nan_reduce(op, a, axes, acc, nan, keepdims):

@@ -17,6 +17,7 @@ import numpy as np
 from .. import _dtypes as _dt
 from .. import _elementwise
 from .._array import Array, _new, wrap, wrap_foreign
+from .._deferred import Deferred, settled
 from .._buffer import writing
 from .._creation import asarray
 from .._dtypes import from_np
@@ -360,6 +361,28 @@ def array_function(self, func, types, args, kwargs):
     return _from_numpy(r, inputs, _foreign_in((args, kwargs), []))
 
 
+def _settle_all(obj):
+    """Compute every deferred array in ``obj`` (an argument: arrays, sequences, dicts)."""
+    if isinstance(obj, Array):
+        settled(obj)
+    elif isinstance(obj, (list, tuple)):
+        for o in obj:
+            _settle_all(o)
+    elif isinstance(obj, dict):
+        for o in obj.values():
+            _settle_all(o)
+
+
+def _settling(protocol):
+    """``protocol`` (NEP 13 or 18) for deferred arrays: their values computed first, so
+    that NumPy meets plain arrays only."""
+    def run(self, *args, **kwargs):
+        _settle_all(args)
+        _settle_all(kwargs)
+        return protocol(self, *args, **kwargs)
+    return run
+
+
 def install(namespace, numpy_named=()) -> None:
     """Install both protocols on :class:`Array` (``namespace``: the complete flexarray
     namespace, for NEP 18's function table; ``numpy_named``: its NumPy-named extensions,
@@ -367,4 +390,6 @@ def install(namespace, numpy_named=()) -> None:
     Array.__array_ufunc__ = array_ufunc
     FUNCTIONS.update(_function_table(namespace, numpy_named))
     Array.__array_function__ = array_function
+    Deferred.__array_ufunc__ = _settling(array_ufunc)  # (NumPy asks subclasses first)
+    Deferred.__array_function__ = _settling(array_function)
     Array.__array_priority__ = 0.0  # as ndarray's (Dask's tensordot picks by it)

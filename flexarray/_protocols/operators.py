@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _elementwise
 from .._array import Array
+from .._deferred import Deferred
 from .._creation import asarray
 from .._linear_algebra import matmul
 
@@ -209,6 +210,9 @@ def install() -> None:
         setattr(Array, f"__r{stem}__", _reflected_eliding(name, func) if ELISION else
                 _reflected(func))
         setattr(Array, f"__i{stem}__", _inplace(name))
+        if ELISION:  # (a deferred result is not a temporary to write into: it fuses)
+            setattr(Deferred, f"__{stem}__", _forward(func))
+            setattr(Deferred, f"__r{stem}__", _reflected(func))
     for stem, name in COMPARISONS.items():
         setattr(Array, f"__{stem}__", _forward(getattr(_elementwise, name)) if stem not in
                 ("eq", "ne") else _equality(stem, getattr(_elementwise, name)))

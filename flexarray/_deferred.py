@@ -1,0 +1,254 @@
+"""Deferred arrays: results of large elementwise calls that wait to be computed with the
+calls that use them (transparent fusion; the engine is :mod:`._engines.fusion`).
+
+A call that may fuse (:func:`defer`) validates and promotes as eagerly, takes
+copy-on-write snapshots of its array operands, and returns a :class:`Deferred` array
+whose shape and dtype are known; its values are computed when anything looks at them
+(:func:`settle`). A reduction of a deferred array (``_statistical``) computes it in the same
+pass. ``docs/fusion.md`` describes what is fused and what stays as it is.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from . import _dtypes as _dt
+from ._array import _BY_NP, Array, Buffer, _new_object
+from ._buffer import lazy_copy
+from ._engines import fusion as _fusion
+from ._engines.elementwise import _broadcast_shape
+from ._fp import fp_quiet
+
+__all__ = ["Deferred", "defer", "defer_where", "deferred", "fusion_operands", "hold",
+           "pending", "settle", "settled"]
+
+_ARR = Array.__dict__["_arr"]  # the slot itself (Deferred's property stands in front of it)
+
+
+class Deferred(Array):
+    """An array whose values are not computed yet: the result of a large elementwise call
+    that later calls may fuse with (:mod:`._engines.fusion`). Its ``_arr`` slot holds the
+    chain's :class:`~._engines.fusion.Node`; its shape and dtype are known. Anything that
+    reads ``_arr`` (every look at the elements: a read, an export, a write, a call that
+    does not fuse) computes the values first, once, under the node's lock, and the object
+    becomes a plain :class:`Array` (its class changes: the fast paths that test
+    ``type(x) is Array`` skip a deferred one at no cost).
+
+    The chain's inputs are copy-on-write snapshots (:func:`._buffer.lazy_copy`), so a
+    later write to an input does not change the values."""
+
+    __slots__ = ()
+
+    @property
+    def _arr(self):
+        return settle(self)
+
+    @property
+    def shape(self) -> tuple:
+        return _ARR.__get__(self).shape  # (the node's, or the values' once computed)
+
+    @property
+    def ndim(self) -> int:
+        return len(_ARR.__get__(self).shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(_ARR.__get__(self).shape)
+
+
+Deferred.__name__ = Deferred.__qualname__ = "Array"  # (what users see: an Array)
+
+
+def deferred(node) -> Deferred:
+    """A Deferred array of the values of ``node`` (a fusion Node)."""
+    d = _new_object(Deferred)
+    _ARR.__set__(d, node)
+    d._buf = Buffer()
+    d._dtype = _BY_NP[node.dtype]
+    return d
+
+
+def pending(x):
+    """The fusion Node of ``x`` if it is a Deferred array not computed yet, else None."""
+    if type(x) is Deferred:
+        node = _ARR.__get__(x)
+        if type(node) is not np.ndarray:
+            return node
+    return None
+
+
+def settle(x) -> np.ndarray:
+    """The values of Deferred array ``x``, computed now if they were not (once: other
+    threads wait for them); ``x`` is then a plain Array. A node that other nodes use keeps
+    a copy-on-write snapshot of the values, so a write through ``x`` does not reach them."""
+    node = _ARR.__get__(x)
+    if type(node) is np.ndarray:
+        return node
+    with node.lock:
+        v = _ARR.__get__(x)
+        if type(v) is np.ndarray:
+            return v
+        nd = _fusion.evaluate(node)
+        _ARR.__set__(x, nd)
+        x.__class__ = Array
+        if node.users:
+            node.value = _snapshot(x)  # (first: then the operands go)
+        node.args = ()
+    return nd
+
+
+def hold(x):
+    """The fusion Node of Deferred ``x``, counted as used by one more node, or None if
+    ``x`` is not deferred. (Under the node's lock: a node computed meanwhile keeps a
+    snapshot of its values for its user, see :func:`settle`.)"""
+    node = pending(x)
+    if node is None:
+        return None
+    with node.lock:
+        node.users += 1
+        if node.value is None and not node.args:
+            node.value = _snapshot(x)
+    return node
+
+
+def _snapshot(x):
+    """A copy-on-write snapshot of plain Array ``x`` (a copy where none can be taken)."""
+    c = lazy_copy(x)
+    return c if c is not None else x._arr.copy()
+
+
+def settled(x):
+    """``x``, computed first if it is a Deferred array (for code that tests
+    ``type(x) is Array``)."""
+    if type(x) is Deferred:
+        settle(x)
+    return x
+
+
+# --- making them ------------------------------------------------------------------------------
+
+_FUSION_SCALARS = (builtins.bool, int, float)
+
+
+def fusion_operands(name, x1, x2):
+    """As the elementwise chapter's operands, without reading a deferred operand's values:
+    the operands (arrays as they are, Python scalars as NumPy operands) and the promoted
+    dtype; None for operand types that are not fused (the eager path takes them)."""
+    if isinstance(x1, Array):
+        if isinstance(x2, Array):
+            d1, d2 = x1._dtype, x2._dtype
+            return x1, x2, d1 if d1 is d2 else (_dt.PROMOTION.get((d1, d2)) or
+                                                _dt.promote(d1, d2, name))
+        if type(x2) in _FUSION_SCALARS:
+            dt = _dt.promote(x1._dtype, _dt.scalar_dtype(x2, x1._dtype), name)
+            return x1, _dt.scalar_operand(name, x2, dt), dt
+    elif isinstance(x2, Array) and type(x1) in _FUSION_SCALARS:
+        dt = _dt.promote(x2._dtype, _dt.scalar_dtype(x1, x2._dtype), name)
+        return _dt.scalar_operand(name, x1, dt), x2, dt
+    return None
+
+
+#: (name, operands' dtypes and kinds) -> the result's NumPy dtype, from a one-element call
+_RESULT_DTYPES = {}
+
+
+def _result_dtype(name, func, args):
+    key = (name,) + tuple((type(a) is not np.ndarray and type(a) is not _fusion.Node,
+                           a.dtype) for a in args)
+    dt = _RESULT_DTYPES.get(key)
+    if dt is None:
+        probe = tuple(a if k else np.zeros(1, d) for a, (k, d) in zip(args, key[1:]))
+        with fp_quiet():
+            dt = _RESULT_DTYPES[key] = np.result_type(func(*probe))
+    return dt
+
+
+def defer(name, func, xs):
+    """``func(*xs)``, the table's function ``name`` of the operands ``xs`` (arrays, some
+    deferred, and NumPy scalars as the eager call passes them, validated and promoted), as
+    a Deferred array that later calls may fuse with (:mod:`._engines.fusion`); None where
+    it is computed now: an operation or dtype that does not fuse, a result below the gate
+    (``fusion.MIN``), an operand of the result's shape not laid out in C order, or one
+    whose copy-on-write snapshot cannot be taken (memory shared with another library, a
+    write in progress, views that flexarray does not know)."""
+    if name not in _fusion.FUSIBLE:
+        return None
+    shapes, ops = [], 1
+    for x in xs:
+        if isinstance(x, Array):
+            node = pending(x)
+            shapes.append(node.shape if node is not None else x._arr.shape)
+    try:
+        shape = _fusion_shape(shapes)
+    except ValueError:
+        return None  # (the eager call names the shapes)
+    if math.prod(shape) < _fusion.MIN:
+        return None
+    operands = []  # (operand, its node, its NumPy array) in order
+    for x in xs:
+        node = a = None
+        if isinstance(x, Array):
+            node = pending(x)
+            if node is not None and (node.shape != shape or
+                                     ops + node.ops > _fusion.gates.FUSION_MAX_OPS):
+                settle(x)  # (a broadcast operand, or a chain at its length: computed now)
+                node = None
+            if node is not None:
+                ops += node.ops
+            else:
+                a = x._arr
+                if a.shape == shape and not _fusion.c_like(a):
+                    return None  # (eager lays the result out as a: not in C order)
+        operands.append((x, node, a))
+    probe = [n if n is not None else a if a is not None else x for x, n, a in operands]
+    if not _fusion.fusible(name, probe):
+        return None
+    if name == "pow" and (probe[1] == 2 or probe[1] == -1):  # (_special.pow's exact forms,
+        func = np.square if probe[1] == 2 else np.reciprocal  # chosen once for the chain)
+        operands, probe = operands[:1], probe[:1]
+    args = []
+    for x, node, a in operands:
+        if a is not None:
+            x = lazy_copy(x)  # (the snapshot: a later write to x moves x, not it)
+            if x is None:
+                return None
+        args.append(node if node is not None else x)
+    node = _fusion.Node(name, func, tuple(args), shape, _result_dtype(name, func, probe),
+                        all(n.flat for _, n, _ in operands if n is not None) and
+                        _fusion.is_flat(shape, [a for _, _, a in operands if a is not None]))
+    for x, child, _ in operands:
+        if child is not None:
+            hold(x)
+    return deferred(node)
+
+
+_EXACT = 1 << 53  # Python ints of smaller magnitude are exact in float32/float64
+
+
+def defer_where(condition, x1, x2):
+    """``where(condition, x1, x2)`` as a Deferred array (:func:`defer`) for a bool
+    ``condition`` and two arrays of one dtype, or an array of float32/float64 and a Python
+    float (or an int it holds exactly): the cases whose result dtype is the array's; None
+    otherwise."""
+    if not isinstance(condition, Array) or condition._dtype is not _dt.bool:
+        return None
+    arr, other = (x1, x2) if isinstance(x1, Array) else (x2, x1)
+    if not isinstance(arr, Array):
+        return None
+    dt = arr._dtype
+    if isinstance(other, Array):
+        if other._dtype is not dt:
+            return None
+    elif (type(other) is float or type(other) is int and -_EXACT < other < _EXACT) and \
+            dt in (_dt.float32, _dt.float64):
+        other = _dt.scalar_operand("where", other, dt)
+    else:
+        return None
+    return defer("where", _fusion.where_into,
+                 (condition, arr, other) if arr is x1 else (condition, other, arr))
+
+
+def _fusion_shape(shapes):
+    return _broadcast_shape(shapes) if shapes else ()

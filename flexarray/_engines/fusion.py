@@ -1,0 +1,321 @@
+"""The fusion engine: a chain of elementwise operations, and a reduction that ends one,
+computed in one pass over memory, block by block, with the eager calls' bits.
+
+A chain is a tree of :class:`Node`: an operation of the elementwise table (its standard
+name and its function), its operands and the result's shape and dtype. An operand is
+another node, a *leaf* (a NumPy array, or an object whose ``_arr`` is one: the copy-on-write
+snapshot of an array that no write can reach, see ``flexarray._array.Deferred``) or a
+scalar as the eager call passes it. :func:`evaluate` runs the tree over blocks of about
+``gates.FUSION_BLOCK`` elements: each operation is the function the eager call runs (NumPy's
+ufunc, or the table's NumPy-level fix), with ``out=`` into a block of scratch memory that
+stays in the cache; only the leaves are read from memory and only the result is written.
+
+Same bits as eager: only operations whose every element is rounded once, exactly as IEEE
+arithmetic defines it, whatever the loop (:data:`FUSIBLE`: the basic arithmetic, square
+roots, comparisons, logic, rounding to integers...), so a block gives each element the
+value the whole array's call gives it; transcendental functions (exp, log, sin, ...),
+whose NumPy loops differ between contiguous and strided operands, are not fused.
+Reductions over every axis (:func:`reduce_all`) add the chain's values along NumPy's
+pairwise summation tree (``flexarray._engines.reductions``), its leaves computed block by
+block: NumPy's single call's bits; integer sums, which do not round, in any blocks.
+
+Layouts: the result is C-ordered, as the eager call lays it out when every operand of
+the result's shape is (:func:`c_like`). With every array operand of the result's shape
+and C-contiguous the blocks are flat runs; otherwise they are runs of rows (the outermost
+axis), each operand cut along it where it has that extent and broadcast whole otherwise.
+"""
+from __future__ import annotations
+
+import math
+import os
+import threading
+
+import numpy as np
+
+from .. import _memory, _threads
+from .._fp import fp_quiet
+from . import gates
+from .reductions import _numpy_tree_holds, _tree_combine, _tree_leaves
+
+__all__ = ["MIN", "FUSIBLE", "Node", "c_like", "evaluate", "fusible", "is_flat",
+           "reduce_all", "where_into"]
+
+#: elements from which an elementwise call waits to be fused: ``gates.FUSION_MIN``;
+#: ``FLEXARRAY_FUSION=0`` turns fusion off (never), ``FLEXARRAY_FUSION_MIN`` sets the gate
+#: (0: every call, as the tests run it)
+MIN = (math.inf if os.environ.get("FLEXARRAY_FUSION", "1") == "0" else
+       int(os.environ.get("FLEXARRAY_FUSION_MIN", gates.FUSION_MIN)))
+
+#: the elementwise operations a chain may hold: each rounds every element once as IEEE
+#: arithmetic defines it (or is exact), so the blocks' values are the whole call's
+FUSIBLE = frozenset({
+    "abs", "add", "bitwise_and", "bitwise_invert", "bitwise_or", "bitwise_xor", "ceil",
+    "conj", "copysign", "divide", "equal", "floor", "greater", "greater_equal", "isfinite",
+    "isinf", "isnan", "less", "less_equal", "logical_and", "logical_not", "logical_or",
+    "logical_xor", "maximum", "minimum", "multiply", "negative", "not_equal", "positive",
+    "pow", "reciprocal", "sign", "signbit", "sqrt", "square", "subtract", "trunc", "where",
+})
+# (pow: NumPy's power loop is the same code on every layout; ``x ** 2`` is square)
+
+
+class Node:
+    """``func(*args)`` of the elementwise operation ``name``, deferred: a ``shape`` and
+    ``dtype`` known now, the values computed by :func:`evaluate`. ``ops``: the operations
+    in the chain (a limit keeps the scratch memory in the cache); ``users``: the nodes made
+    on this one; ``value``: once computed and kept by its array, a leaf of the result."""
+
+    __slots__ = ("name", "func", "args", "shape", "dtype", "ops", "flat", "users", "value",
+                 "lock", "__weakref__")
+
+    def __init__(self, name, func, args, shape, dtype, flat):
+        self.name, self.func, self.args = name, func, args
+        self.shape, self.dtype, self.flat = shape, dtype, flat
+        self.ops = 1 + sum(a.ops for a in args if type(a) is Node)
+        self.users = 0  # (counted by the caller, under each operand's lock)
+        self.value = None
+        self.lock = threading.Lock()
+
+
+def fusible(name, args) -> bool:
+    """Whether the elementwise call ``name`` of the operands ``args`` (NumPy arrays,
+    nodes, scalars as the eager call passes them) may join a chain: a :data:`FUSIBLE`
+    operation on real or bool dtypes (complex arithmetic's NumPy loops differ by layout);
+    ``pow`` only where it is exact (integers) or one of its exact forms (``x ** 2``,
+    ``x ** -1``, ``x ** 0.5``: ``flexarray._special.pow``)."""
+    if name not in FUSIBLE:
+        return False
+    for a in args:
+        if type(a) is complex or getattr(a, "dtype", _F8).kind not in "biuf":
+            return False
+    if name == "pow":
+        base, e = args
+        if not isinstance(e, np.generic) or e.dtype != base.dtype:
+            return False
+        kind = base.dtype.kind
+        return (e == 2 and kind in "iuf") or (kind == "f" and (e == -1 or e == 0.5)) or (
+            kind in "iu" and e >= 0)
+    return True
+
+
+_F8 = np.dtype(np.float64)
+
+
+def where_into(condition, x1, x2, out=None):
+    """``np.where(condition, x1, x2)``, into ``out`` when given (a selection: the same
+    values on any block)."""
+    if out is None:
+        return np.where(condition, x1, x2)
+    np.copyto(out, x2)
+    np.copyto(out, x1, where=condition)
+    return out
+
+
+def c_like(a: np.ndarray) -> bool:
+    """Whether NumPy's order "K" lays out a result of ``a``'s shape in C order (``a``'s
+    axes outermost first in memory: strides by size, not increasing)."""
+    if a.flags.c_contiguous:
+        return True
+    s = [abs(t) for n, t in zip(a.shape, a.strides) if n > 1]
+    return all(s[i] >= s[i + 1] for i in range(len(s) - 1))
+
+
+def is_flat(shape, arrays) -> bool:
+    """Whether every one of NumPy ``arrays`` is C-contiguous of ``shape`` (or of one
+    element): the blocks are then flat runs of memory."""
+    return all(a.shape == shape and a.flags.c_contiguous or a.size == 1 for a in arrays)
+
+
+def _leaf(a) -> np.ndarray:
+    return a if type(a) is np.ndarray else a._arr
+
+
+# --- the blocks -------------------------------------------------------------------------------
+
+class _Program:
+    """A tree compiled for its blocks: each pending node once, operands before users, as
+    ``(func, operands, register)``. An operand is ``(0, x)``: ``x`` passed as it is (a
+    scalar, or an array broadcast whole to every block), ``(1, a)``: array ``a`` cut
+    along the blocks, or ``(2, i)``: register ``i``. Registers are block-sized scratch
+    arrays, reused once their value is used up (an operation may write over its own
+    operand: NumPy's loops read each element before writing it); register -1 is the
+    block of the result. The operands are read once, here: a node computed meanwhile by
+    another thread is its value (its ``value`` is set before its ``args`` go)."""
+
+    def __init__(self, root: Node):
+        self.shape = shape = root.shape
+        self.flat = flat = root.flat
+        self.root_dtype = root.dtype
+        n0 = shape[0] if shape else 1
+        self.row = 1 if flat else math.prod(shape[1:])
+        self.total = math.prod(shape) if flat else n0
+        self.step = max(1, gates.FUSION_BLOCK // max(self.row, 1))  # items per block
+        self.block = (self.step,) if flat else (self.step,) + tuple(shape[1:])
+        resolved, order, uses = {}, [], {}
+
+        def visit(node):
+            args = []
+            for a in node.args:
+                if type(a) is Node:
+                    if a.value is None:
+                        uses[id(a)] = uses.get(id(a), 0) + 1
+                        if id(a) not in resolved:
+                            resolved[id(a)] = None
+                            visit(a)
+                        args.append(a)
+                        continue
+                    a = a.value  # computed: its values are a leaf
+                if type(a) is np.ndarray or hasattr(a, "_arr"):
+                    arr = _leaf(a)
+                    if flat:
+                        a = (1, arr.reshape(-1)) if arr.size > 1 else (0, arr.reshape(-1))
+                    else:
+                        a = (1, arr) if arr.ndim == len(shape) and arr.shape[0] == n0 > 1 \
+                            else (0, arr)
+                else:
+                    a = (0, a)
+                args.append(a)
+            resolved[id(node)] = args
+            order.append(node)
+
+        visit(root)
+        self.dtypes = []  # of each register
+        free, reg, self.steps = {}, {}, []
+        for node in order:
+            ops = []
+            for a in resolved[id(node)]:
+                if type(a) is Node:
+                    i = reg[id(a)]
+                    ops.append((2, i))
+                    uses[id(a)] -= 1
+                    if not uses[id(a)]:
+                        free.setdefault(a.dtype, []).append(i)
+                else:
+                    ops.append(a)
+            if node is root:
+                i = -1
+            elif free.get(node.dtype):
+                i = free[node.dtype].pop()
+            else:
+                i = len(self.dtypes)
+                self.dtypes.append(node.dtype)
+            reg[id(node)] = i
+            self.steps.append((node.func, tuple(ops), i))
+
+    def registers(self, items):
+        """This thread's registers, for blocks of up to ``items`` items."""
+        return [np.empty((items,) + self.block[1:], dt) for dt in self.dtypes]
+
+    def run(self, lo, hi, out, regs):
+        """The values of items ``[lo, hi)`` into ``out``, with this thread's ``regs``."""
+        if hi - lo != regs[0].shape[0] if regs else False:
+            regs = [r[:hi - lo] for r in regs]
+        for func, ops, dst in self.steps:
+            func(*[x if k == 0 else x[lo:hi] if k == 1 else regs[x] for k, x in ops],
+                 out=out if dst < 0 else regs[dst])
+
+
+def _run_blocks(prog, bounds, body):
+    """``body(i, regs)`` for each block ``i`` of ``bounds`` (a list of ``(lo, hi)``), on
+    the pool's threads from ``gates.ELEMENTWISE_THREADS_MIN_BYTES`` of work, each thread
+    with its own registers."""
+    items = max(hi - lo for lo, hi in bounds)
+
+    def part(b0, b1):
+        regs = prog.registers(items)
+        with fp_quiet():
+            for i in range(b0, b1):
+                body(i, regs)
+
+    nth = _threads.threads_for(prog.total * prog.row * prog.root_dtype.itemsize,
+                               gates.FUSION_THREADS_MIN_BYTES)
+    _threads.run_split(part, (), len(bounds), nth, pieces_per_thread=4)
+
+
+def _blocks(prog):
+    step, n = prog.step, prog.total
+    return [(lo, min(n, lo + step)) for lo in range(0, n, step)]
+
+
+# --- evaluation -------------------------------------------------------------------------------
+
+def evaluate(root: Node) -> np.ndarray:
+    """The values of ``root``'s chain as a fresh C-ordered NumPy array."""
+    out = _memory.empty(root.shape, root.dtype)
+    if out.size == 0:
+        return out
+    prog = _Program(root)
+    target = out.reshape(-1) if prog.flat else out
+    bounds = _blocks(prog)
+
+    def body(i, regs):
+        lo, hi = bounds[i]
+        prog.run(lo, hi, target[lo:hi], regs)
+
+    _run_blocks(prog, bounds, body)
+    return out
+
+
+#: reductions over every axis the fused path computes: op -> (ufunc, combine)
+_REDUCE = {"sum": np.add, "max": np.maximum, "min": np.minimum}
+
+
+def reduce_all(op: str, root: Node, acc):
+    """``op`` ("sum", "max", "min") of ``root``'s values over every axis, accumulating in
+    NumPy dtype ``acc`` (sums), with the eager reduction's bits, as a NumPy scalar; None
+    where no blocked order gives them (the caller computes the values and reduces them).
+
+    - a float or complex sum in its own dtype: NumPy's pairwise tree, cut at its nodes
+      (flat layouts, where NumPy's order is memory order);
+    - an integer or bool sum: exact in any order;
+    - max and min of integers: exact in any order; of floats, the blocks' extrema unless
+      the result is a zero or a NaN (whose sign and payload NumPy's loop decides: None).
+    """
+    dt = root.dtype
+    n = math.prod(root.shape)
+    if n == 0 or not root.flat:
+        return None
+    f = _REDUCE[op]
+    prog = _Program(root)
+    if op == "sum" and not (dt.kind in "biu" and np.dtype(acc).kind in "iu"):
+        if dt != acc or dt.kind not in "fc" or not _numpy_tree_holds(dt):
+            return None
+        reals = n * (2 if dt.kind == "c" else 1)
+        depth = (reals // gates.FUSION_BLOCK).bit_length()  # (leaves of about a block)
+        leaves = _tree_leaves(n, dt.kind == "c", depth)
+        return _tree_combine(_block_reductions(prog, leaves, f.reduce), leaves)
+    if op != "sum" and dt.kind not in "biuf":
+        return None
+    parts = _block_reductions(prog, _blocks(prog), lambda v: f.reduce(
+        v, dtype=acc if op == "sum" else None))
+    r = parts[0]
+    with fp_quiet():  # (integer sums wrap, as eagerly)
+        for p in parts[1:]:
+            r = f(r, p)
+    if dt.kind == "f" and not (r != 0 and r == r):
+        return None  # a zero's sign or a NaN's payload: the eager loop's own
+    return r
+
+
+def _block_reductions(prog, bounds, reduce_one):
+    """``reduce_one`` of the chain's values on each ``(lo, hi, ...)`` of ``bounds``, in
+    order (computed on the pool's threads; the caller combines them in its order)."""
+    parts = [None] * len(bounds)
+    items = max(b[1] - b[0] for b in bounds)
+
+    def body(i, regs, out):
+        lo, hi = bounds[i][:2]
+        v = out[:hi - lo]
+        prog.run(lo, hi, v, regs)
+        parts[i] = reduce_one(v)
+
+    def part(b0, b1):
+        regs = prog.registers(items)
+        out = np.empty(items, prog.root_dtype)
+        with fp_quiet():
+            for i in range(b0, b1):
+                body(i, regs, out)
+
+    nth = _threads.threads_for(prog.total * prog.root_dtype.itemsize,
+                               gates.FUSION_THREADS_MIN_BYTES)
+    _threads.run_split(part, (), len(bounds), nth, pieces_per_thread=4)
+    return parts

@@ -1,0 +1,415 @@
+"""Transparent fusion: deferred elementwise chains and their reductions give exactly what the
+eager calls give (values bit for bit, dtype, shape, memory layout, errors at the call), and
+keep eager semantics for snapshots, writes, exports and threads.
+
+The reference is flexarray with fusion off (``fusion.MIN`` infinite), itself checked
+against NumPy by the rest of the suite; the programs also run against NumPy directly.
+"""
+import contextlib
+import copy
+import math
+import pickle
+import threading
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
+
+import flexarray as xp
+from flexarray import _deferred, _elementwise
+from flexarray._engines.elementwise import FAST_MAX
+from flexarray._deferred import Deferred
+from flexarray._engines import fusion
+
+
+@contextlib.contextmanager
+def gate(value):
+    """Fusion's gate set to ``value`` (0: every call fused; inf: fusion off)."""
+    old, fusion.MIN = fusion.MIN, value
+    fast, _elementwise._FAST_MAX = _elementwise._FAST_MAX, min(FAST_MAX, value)
+    try:
+        yield
+    finally:
+        fusion.MIN, _elementwise._FAST_MAX = old, fast
+
+
+@pytest.fixture
+def every_call_fused():
+    with gate(0):
+        yield
+
+
+def run_both(program):
+    """``program()`` with fusion off, then with every call fused: both results."""
+    with gate(math.inf):
+        eager = program()
+    with gate(0):
+        fused = program()
+    return eager, fused
+
+
+def same(eager, fused):
+    """Bit for bit: dtype, shape, memory layout and bytes (NaN payloads included)."""
+    e, f = np.asarray(eager), np.asarray(fused)
+    assert f.dtype == e.dtype and f.shape == e.shape
+    if e.ndim and e.size > 1:
+        assert f.strides == e.strides
+    assert np.ascontiguousarray(f).tobytes() == np.ascontiguousarray(e).tobytes()
+
+
+# --- programs: random chains over random operands -------------------------------------------
+
+DTYPES = [np.float64, np.float32, np.int64, np.int32, np.uint8, np.bool_]
+BINARY = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "less", "greater_equal",
+          "equal", "logical_and", "bitwise_xor", "copysign", "pow", "floor_divide"]
+UNARY = ["negative", "abs", "square", "sqrt", "floor", "isnan", "logical_not", "sign",
+         "exp", "reciprocal"]
+REDUCTIONS = [None, "sum", "mean", "max", "min", "var", "std", "prod"]
+
+
+def values(dtype):
+    if np.dtype(dtype).kind == "f":
+        return st.floats(-1e3, 1e3, width=np.dtype(dtype).itemsize * 8) | st.sampled_from(
+            [0.0, -0.0, np.inf, -np.inf, np.nan])
+    if np.dtype(dtype).kind == "b":
+        return st.booleans()
+    info = np.iinfo(dtype)
+    return st.integers(max(info.min, -100), min(info.max, 100))
+
+
+@st.composite
+def programs(draw):
+    shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=6))
+    inputs = []
+    for _ in range(draw(st.integers(1, 3))):
+        dt = draw(st.sampled_from(DTYPES))
+        sub = draw(hnp.broadcastable_shapes(shape, min_dims=0, max_dims=len(shape)))
+        data = draw(hnp.arrays(dt, sub, elements=values(dt)))
+        view = draw(st.sampled_from(["plain", "reversed", "transposed"]))
+        inputs.append((data, view))
+    steps = []
+    for _ in range(draw(st.integers(1, 6))):
+        if draw(st.booleans()):
+            steps.append(("unary", draw(st.sampled_from(UNARY)), draw(st.integers(0, 99))))
+        else:
+            other = draw(st.one_of(st.tuples(st.just("array"), st.integers(0, 99)),
+                                   st.tuples(st.just("scalar"),
+                                             st.sampled_from([2, -1, 0.5, 3, 1.5, True]))))
+            steps.append(("binary", draw(st.sampled_from(BINARY)), draw(st.integers(0, 99)),
+                          other, draw(st.booleans())))
+    return inputs, steps, draw(st.sampled_from(REDUCTIONS)), draw(st.permutations(
+        range(len(steps))))
+
+
+def make_inputs(inputs):
+    arrays = []
+    for data, view in inputs:
+        a = xp.asarray(data, copy=True)
+        if view == "reversed" and a.ndim:
+            a = xp.flip(a, axis=0)
+        elif view == "transposed" and a.ndim >= 2:
+            a = xp.asarray(xp.permute_dims(a, tuple(range(a.ndim))[::-1]), copy=True)
+            a = xp.permute_dims(a, tuple(range(a.ndim))[::-1])
+        arrays.append(a)
+    return arrays
+
+
+def execute(inputs, steps, reduction, force_order):
+    """Every step's result (or the exception type it raised), intermediate results read
+    in ``force_order`` after all steps ran (so that deferred ones are read late)."""
+    pool = make_inputs(inputs)
+    results = []
+    for step in steps:
+        try:
+            if step[0] == "unary":
+                _, name, i = step
+                r = getattr(xp, name)(pool[i % len(pool)])
+            else:
+                _, name, i, other, reflected = step
+                x = pool[i % len(pool)]
+                y = pool[other[1] % len(pool)] if other[0] == "array" else other[1]
+                r = getattr(xp, name)(y, x) if reflected else getattr(xp, name)(x, y)
+        except Exception as e:  # noqa: BLE001 - compared between the runs
+            results.append(type(e))
+            continue
+        results.append(r)
+        pool.append(r)
+    last = next((r for r in reversed(results) if not isinstance(r, type)), None)
+    if reduction is not None and last is not None:
+        try:
+            results.append(getattr(xp, reduction)(last))
+        except Exception as e:  # noqa: BLE001
+            results.append(type(e))
+    for a in pool[:len(inputs)]:  # a write to every input: no result may see it
+        a[...] = False if a.dtype == xp.bool else 0
+    return [results[i] if i < len(results) else None for i in force_order] + results
+
+
+@settings(max_examples=300, deadline=None)
+@given(programs())
+def test_fused_programs_give_eager_bits(prog):
+    inputs, steps, reduction, order = prog
+    eager, fused = run_both(lambda: execute(inputs, steps, reduction, order))
+    assert len(eager) == len(fused)
+    for e, f in zip(eager, fused):
+        if e is None or isinstance(e, type):
+            assert f is e or (isinstance(f, type) and f is e), (e, f)
+        else:
+            same(e, f)
+
+
+@settings(max_examples=100, deadline=None)
+@given(programs())
+def test_fused_programs_against_numpy(prog):
+    """The same programs' fused results against NumPy's for the steps NumPy computes as
+    the standard does (float64/float32 arithmetic on arrays of one dtype)."""
+    inputs, steps, reduction, _ = prog
+    with gate(0):
+        _against_numpy(inputs, steps)
+
+
+def _against_numpy(inputs, steps):
+    arrays = make_inputs(inputs)
+    for a in arrays:
+        if a.dtype not in (xp.float64, xp.float32):
+            return
+    x = arrays[0]
+    expected = np.asarray(x)
+    got = x
+    for step in steps:
+        if step[0] != "binary" or step[1] not in ("add", "subtract", "multiply", "divide"):
+            continue
+        got = getattr(xp, step[1])(got, 1.5)
+        expected = getattr(np, step[1])(expected, expected.dtype.type(1.5))
+    same(expected, got)
+
+
+# --- chains large enough for the default gate, and their reductions -------------------------
+
+N = 3 * fusion.gates.FUSION_MIN + 17  # several blocks and an uneven last one
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal(N)
+    b = rng.standard_normal(N)
+    m = rng.standard_normal((N // 64, 64))
+    return a, b, m
+
+
+CHAINS = {
+    "sum((a - b) ** 2)": lambda a, b, m: xp.sum((a - b) ** 2),
+    "mean((a - 0.5) ** 2)": lambda a, b, m: xp.mean((a - 0.5) ** 2),
+    "sum(where(a > 0, a, 0.1 * a))": lambda a, b, m: xp.sum(xp.where(a > 0, a, 0.1 * a)),
+    "sum(((m - mu) / sd) ** 2, axis=0)": lambda a, b, m: xp.sum(
+        ((m - xp.mean(m, axis=0)) / xp.std(m, axis=0)) ** 2, axis=0),
+    "(m - mu) / sd": lambda a, b, m: (m - xp.mean(m, axis=0)) / xp.std(m, axis=0),
+    "2 * a + 3 * b": lambda a, b, m: 2 * a + 3 * b,
+    "sqrt(a * a + b * b)": lambda a, b, m: xp.sqrt(a * a + b * b),
+    "var(a - b)": lambda a, b, m: xp.var(a - b),
+    "std(a * 2, correction=1)": lambda a, b, m: xp.std(a * 2, correction=1),
+    "var(a)": lambda a, b, m: xp.var(a),
+    "max(a * b)": lambda a, b, m: xp.max(a * b),
+    "min(-abs(a))": lambda a, b, m: xp.min(-xp.abs(a)),
+    "sum(int32 chain)": lambda a, b, m: xp.sum(xp.astype(a * 100, xp.int32) * 3 + 1),
+    "sum(float32 chain)": lambda a, b, m: xp.sum(xp.astype(a, xp.float32) * 2 - 1),
+    "mean(m * m, axis=0)": lambda a, b, m: xp.mean(m * m, axis=0),
+    "sum(a > b)": lambda a, b, m: xp.sum(a > b),
+}
+
+
+@pytest.mark.parametrize("name", CHAINS)
+def test_large_chains_give_eager_bits(data, name):
+    args = [xp.asarray(v, copy=True) for v in data]
+    with gate(math.inf):
+        eager = CHAINS[name](*args)
+    with gate(fusion.gates.FUSION_MIN):
+        fused = CHAINS[name](*args)
+    same(eager, fused)
+
+
+def test_large_chains_fuse_at_the_default_gate(data):
+    a, b = (xp.asarray(v, copy=True) for v in data[:2])
+    r = (a - b) * 2
+    assert type(r) is Deferred and r.shape == (N,) and r.dtype == xp.float64
+    small = xp.asarray(np.ones(10))
+    assert type(small * 2) is xp.Array
+
+
+def test_a_sum_of_a_chain_reads_no_intermediate(monkeypatch, data):
+    """``sum((a - b) ** 2)``: no array of the chain is computed (the blocks only)."""
+    a, b = (xp.asarray(v, copy=True) for v in data[:2])
+    calls = []
+    monkeypatch.setattr(fusion, "evaluate", lambda node: calls.append(node))
+    s = xp.sum((a - b) ** 2)
+    assert calls == []
+    assert float(s) == float(np.sum((data[0] - data[1]) ** 2))
+
+
+# --- eager semantics ------------------------------------------------------------------------
+
+def test_shape_dtype_device_at_once_and_errors_at_the_call(every_call_fused):
+    a = xp.ones((3, 4))
+    d = a * 2
+    assert type(d) is Deferred
+    assert d.shape == (3, 4) and d.ndim == 2 and d.size == 12 and d.dtype == xp.float64
+    assert d.device == a.device and isinstance(d, xp.Array)
+    assert type(d) is Deferred  # (none of these computed it)
+    with pytest.raises(ValueError):
+        d + xp.ones((5,))
+    with pytest.raises(TypeError):
+        xp.bitwise_and(d, d)
+    with pytest.raises(TypeError):
+        d + "x"
+
+
+def test_inputs_are_snapshots(every_call_fused):
+    a = xp.asarray(np.arange(12.0).reshape(3, 4))
+    a = xp.asarray(a, copy=True)
+    v = a[1]
+    d = a * 2 + 1
+    a[0, 0] = 100.0
+    v[...] = -1.0
+    a += 1
+    np.add(a, 1, out=a)
+    assert np.array_equal(np.asarray(d), np.arange(12.0).reshape(3, 4) * 2 + 1)
+
+
+def test_a_computed_operand_written_later_does_not_change_its_users(every_call_fused):
+    a = xp.asarray(np.arange(6.0), copy=True)
+    d = a + 1
+    e = d * 10
+    np.asarray(d)  # d computed (e still waits)
+    d[0] = 1000.0
+    d += 5
+    assert np.array_equal(np.asarray(e), (np.arange(6.0) + 1) * 10)
+    assert np.array_equal(np.asarray(d), np.arange(6.0) + 1 + 5 + np.r_[999, 0, 0, 0, 0, 0])
+
+
+def test_a_dropped_result_is_never_computed(monkeypatch, every_call_fused):
+    calls = []
+    evaluate = fusion.evaluate
+    monkeypatch.setattr(fusion, "evaluate", lambda node: calls.append(node) or evaluate(node))
+    a = xp.ones(100)
+    d = a * 2
+    del d
+    e = (a - 1) * 3
+    assert calls == []
+    assert float(xp.sum(e)) == 0.0  # (the sum's pass, not evaluate)
+    np.asarray(e)
+    assert len(calls) == 1
+
+
+EXPORTS = {
+    "asarray": lambda d: np.asarray(d),
+    "array copy": lambda d: np.array(d, copy=True),
+    "dlpack": lambda d: np.from_dlpack(d),
+    "pickle": lambda d: np.asarray(pickle.loads(pickle.dumps(d))),
+    "copy": lambda d: np.asarray(copy.copy(d)),
+    "float of one": lambda d: np.asarray(float(d[2])),
+    "index": lambda d: np.asarray(d[1:3]),
+    "mask": lambda d: np.asarray(d[d > 2]),
+    "iterate": lambda d: np.asarray([float(v) for v in d]),
+    "tolist by NumPy": lambda d: np.asarray(np.sin(d)),
+    "concat": lambda d: np.asarray(xp.concat([d, d])),
+    "repr": lambda d: np.asarray(eval(repr(d).replace("Array(", "np.array(").replace(
+        "dtype=float64", "dtype=np.float64"))),
+}
+
+
+@pytest.mark.parametrize("name", EXPORTS)
+def test_every_export_reads_the_values(every_call_fused, name):
+    a = xp.asarray(np.arange(6.0), copy=True)
+    got = EXPORTS[name](a * 2 + 1)
+    ref = EXPORTS[name](xp.asarray(np.arange(6.0) * 2 + 1))
+    assert np.array_equal(got, ref)
+
+
+def test_writes_into_a_deferred_result(every_call_fused):
+    a = xp.asarray(np.arange(6.0), copy=True)
+    d = a * 2
+    d[0] = -1.0
+    d += 1
+    v = d[1:]
+    v *= 2
+    assert np.array_equal(np.asarray(d), np.r_[0.0, 6, 10, 14, 18, 22])
+    assert np.array_equal(np.asarray(a), np.arange(6.0))
+
+
+def test_a_deferred_result_shared_between_threads_is_computed_once(monkeypatch,
+                                                                    every_call_fused):
+    calls = []
+    evaluate = fusion.evaluate
+    barrier = threading.Barrier(4)
+
+    def slow(node):
+        calls.append(node)
+        return evaluate(node)
+
+    monkeypatch.setattr(fusion, "evaluate", slow)
+    a = xp.asarray(np.arange(100_000.0), copy=True)
+    d = (a - 1) * 2
+    out = [None] * 4
+
+    def read(i):
+        barrier.wait()
+        out[i] = np.asarray(d).copy()
+
+    threads = [threading.Thread(target=read, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(calls) == 1
+    for o in out:
+        assert np.array_equal(o, (np.arange(100_000.0) - 1) * 2)
+
+
+def test_chains_built_and_read_from_threads_while_inputs_are_written(every_call_fused):
+    """Threads build chains on one input while another writes it: every result is the
+    input's value at its call, as eagerly."""
+    x = xp.asarray(np.zeros(200_000), copy=True)
+    errors = []
+
+    def writer():
+        for k in range(1, 30):
+            x[...] = float(k)
+
+    def reader():
+        for _ in range(30):
+            r = (x + 0.0) * 1.0
+            v = np.asarray(r)
+            if not (v == v[0]).all():
+                errors.append("torn")
+
+    ts = [threading.Thread(target=writer)] + [threading.Thread(target=reader) for _ in range(2)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    # (a snapshot taken during a write may see part of it, as NumPy's copy can; after the
+    # writer ends every chain reads the final value)
+    assert float(xp.max((x + 0.0) * 1.0)) == 29.0
+
+
+def test_long_chains_are_cut_at_the_limit(every_call_fused):
+    a = xp.asarray(np.arange(10.0), copy=True)
+    r = a
+    ref = np.arange(10.0)
+    for _ in range(3 * fusion.gates.FUSION_MAX_OPS):
+        r = r * 1.5 - 1
+        ref = ref * 1.5 - 1
+    assert _deferred.pending(r).ops <= fusion.gates.FUSION_MAX_OPS
+    same(ref, r)
+
+
+def test_fusion_off_by_environment():
+    import subprocess
+    import sys
+    code = ("import flexarray as xp, numpy as np; from flexarray._deferred import Deferred; "
+            "a = xp.asarray(np.ones(1 << 21), copy=True); print(type(a * 2) is Deferred)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**__import__("os").environ, "FLEXARRAY_FUSION": "0"})
+    assert out.stdout.strip() == "False", out.stderr
