@@ -401,8 +401,9 @@ def test_a_family_warms_in_the_background(tmp_path):
 
 
 def test_more_first_calls_do_not_compile_in_the_process(tmp_path):
-    """A 3x3 convolution (Winograd), global average pooling and a call split over the
-    pool's threads (whose helpers poll with a kernel of their own): with an empty cache,
+    """A 3x3 convolution (Winograd), global average pooling, a call split over the pool's
+    threads (whose helpers poll with a kernel of their own) and causal attention: with an
+    empty cache,
     nothing compiles in the calling process, on any of its threads; the results match
     NumPy, and once the background process has compiled the kernels the same calls give
     the same bits."""
@@ -422,11 +423,13 @@ def test_more_first_calls_do_not_compile_in_the_process(tmp_path):
         w = r.standard_normal((64, 64, 3, 3)).astype(np.float32)
         g = r.standard_normal((16, 512, 7, 7)).astype(np.float32)
         e = r.standard_normal(1 << 22).astype(np.float32)
-        X, Wt, G, E = (xp.asarray(v) for v in (x, w, g, e))
+        q = r.standard_normal((2, 4, 64, 32)).astype(np.float32)
+        X, Wt, G, E, Q = (xp.asarray(v) for v in (x, w, g, e, q))
         def calls():
             return [np.asarray(nn.conv2d(X, Wt, padding=1)),
                     np.asarray(nn.adaptive_avg_pool2d(G, 1)),
-                    np.asarray(xp.exp(E)), np.asarray(xp.exp(E))]
+                    np.asarray(xp.exp(E)), np.asarray(xp.exp(E)),
+                    np.asarray(nn.scaled_dot_product_attention(Q, Q, Q, is_causal=True))]
         first = calls()
         got = list(every)
         from flexarray import _threads
@@ -444,11 +447,13 @@ def test_more_first_calls_do_not_compile_in_the_process(tmp_path):
                                    for a, b in zip(first, later)],
                           "polls": _threads._pool.polls,
                           "conv": first[0].astype(float).tolist(),
-                          "gap": first[1].astype(float).tolist()}))
+                          "gap": first[1].astype(float).tolist(),
+                          "att": first[4].astype(float).tolist()}))
     """, tmp_path / "cache", {"FLEXARRAY_NUM_THREADS": "2"})
     assert out["compiles"] == []
-    assert out["asked"] == ["_all_below", "_mean_rows", "_wino_input", "_wino_output", "linger"]
-    assert out["same"] == [True] * 4 and out["polls"] > 0
+    assert out["asked"] == ["_all_below", "_divide_rows", "_mean_rows", "_softmax_tiles",
+                            "_wino_input", "_wino_output", "linger"]
+    assert out["same"] == [True] * 5 and out["polls"] > 0
     r = np.random.default_rng(0)
     x = r.standard_normal((2, 64, 12, 12))
     w = r.standard_normal((64, 64, 3, 3))
@@ -462,6 +467,13 @@ def test_more_first_calls_do_not_compile_in_the_process(tmp_path):
     np.testing.assert_allclose(out["conv"], ref, rtol=1e-4, atol=1e-3)
     np.testing.assert_allclose(out["gap"], g.astype(float).mean((2, 3), keepdims=True),
                                rtol=1e-5, atol=1e-6)
+    r.standard_normal(1 << 22)
+    q = r.standard_normal((2, 4, 64, 32)).astype(np.float32).astype(float)
+    s = q @ q.swapaxes(-1, -2) / np.sqrt(32)
+    s[..., np.triu_indices(64, 1)[0], np.triu_indices(64, 1)[1]] = -np.inf
+    p = np.exp(s - s.max(-1, keepdims=True))
+    np.testing.assert_allclose(out["att"], (p / p.sum(-1, keepdims=True)) @ q,
+                               rtol=1e-4, atol=1e-5)
 
 
 def test_counting_standin_equals_the_kernel():
@@ -571,3 +583,62 @@ def test_winograd_standins_equal_the_kernels():
         conv._wino_output(M, bias, o1, ooff, Ho, Wo, tr0, ntr, TW)
         conv.wino_output_standin(M, bias, o2, ooff, Ho, Wo, tr0, ntr, TW)
         np.testing.assert_array_equal(o1.view(np.uint8), o2.view(np.uint8))
+
+
+def test_attention_standins_equal_the_kernels():
+    """Attention's softmax step and row division in NumPy: the kernel's own float32 exp
+    (its fused multiply-adds emulated exactly), the C library's exp for the rescale
+    factors, the maxima and column sums key by key; without and with masks (additive,
+    boolean, broadcast), causal tiles at offsets, NaN and -inf scores, both dtypes."""
+    from flexarray._kernels.nn import attention
+    r = np.random.default_rng(12)
+    x = np.concatenate([-r.random(100000).astype(np.float32) * 100,
+                        np.array([0, -0.0, -87, -86.99, -np.inf, np.nan], np.float32)])
+    out = np.empty_like(x)
+    _exp_kernel(x, out)
+    np.testing.assert_array_equal(out.view(np.uint32),
+                                  attention.exp_f32_nonpos(x).view(np.uint32))
+    for it in range(48):
+        dt = (np.float32, np.float64)[it % 2]
+        H, Bk, Bq = int(r.integers(1, 4)), int(r.integers(1, 40)), int(r.integers(1, 40))
+        mkind, causal = it // 2 % 3, bool(it // 6 % 2)
+        scale = dt(1) if it % 4 == 0 else dt(r.random() + 0.1)
+        r0, c0 = int(r.integers(0, 20)), int(r.integers(0, 20))
+        ST = (r.standard_normal((H, Bk, Bq)) * 4).astype(dt)
+        ST.reshape(-1)[r.random(ST.size) < 0.02] = np.nan
+        ST.reshape(-1)[r.random(ST.size) < 0.02] = -np.inf
+        if mkind == 2:
+            mbuf = (r.random(H * Bq * Bk + 5) < 0.7).astype(np.uint8)
+        else:
+            mbuf = r.standard_normal(H * Bq * Bk + 5).astype(dt)
+            mbuf[r.random(mbuf.size) < 0.05] = -np.inf
+        mqs, mks = (Bk, 1) if it % 5 else (0, 1)                 # (a broadcast mask)
+        moffs = (np.arange(H) * Bq * Bk).astype(np.int64) if it % 3 else np.zeros(H, np.int64)
+        state = [np.full((H, Bq), -np.inf, dt)] + [np.empty((H, Bq), dt) for _ in range(3)]
+        state[0][:, ::3] = r.standard_normal(state[0][:, ::3].shape)   # an earlier tile's
+        fused = dt == np.float32
+        runs = []
+        for fn in (attention._softmax_tiles, attention.softmax_tiles_standin):
+            S, st = ST.copy(), [s.copy() for s in state]
+            fn(S, scale, mbuf, moffs, mqs, mks, mkind, causal, r0, c0, *st, fused)
+            runs.append([S] + st[:3] + ([st[3]] if fused else []))
+        for a, b in zip(*runs):
+            np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))
+        o = r.standard_normal((H, Bq, 7)).astype(dt)
+        l = np.abs(r.standard_normal((H, Bq))).astype(dt)
+        l[:, ::4] = 0
+        o1, o2 = o.copy(), o.copy()
+        attention._divide_rows(o1, l)
+        attention.divide_rows_standin(o2, l)
+        np.testing.assert_array_equal(o1.view(np.uint8), o2.view(np.uint8))
+
+
+def _exp_kernel(x, out):
+    from flexarray._kernels.nn import attention
+    if not hasattr(_exp_kernel, "k"):
+        @attention.numba.njit
+        def k(x, out):
+            for i in range(x.size):
+                out[i] = attention._exp_f32_nonpos(x[i])
+        _exp_kernel.k = k
+    _exp_kernel.k(x, out)

@@ -16,7 +16,7 @@ import math
 import numpy as np
 from llvmlite import ir
 
-from flexarray._kernels import kernel, numba
+from flexarray._kernels import kernel, numba, ready
 
 _types = numba.core.types
 _cgutils = numba.core.cgutils
@@ -138,8 +138,8 @@ def _softmax_tile(ST, scale, mbuf, moff, mqs, mks, mkind, causal, r0, c0, m, alp
 
 
 @kernel
-def softmax_tiles(ST, scale, mbuf, moffs, mqs, mks, mkind, causal, r0, c0, m, alpha, sub,
-                  colsum, fused_exp):
+def _softmax_tiles(ST, scale, mbuf, moffs, mqs, mks, mkind, causal, r0, c0, m, alpha, sub,
+                   colsum, fused_exp):
     """:func:`_softmax_tile` on each of a stack of tiles ST[h] (one head each): m, alpha,
     sub, colsum are (heads, queries); moffs[h] is head h's mask offset."""
     for h in range(ST.shape[0]):
@@ -148,7 +148,7 @@ def softmax_tiles(ST, scale, mbuf, moffs, mqs, mks, mkind, causal, r0, c0, m, al
 
 
 @kernel
-def divide_rows(out, l):
+def _divide_rows(out, l):
     """out[h, i, :] /= l[h, i]; rows whose weights sum to 0 (fully masked) become zeros."""
     H, Bq, Ev = out.shape
     for h in range(H):
@@ -158,3 +158,140 @@ def divide_rows(out, l):
             row = out[h, i]
             for j in range(Ev):
                 row[j] = row[j] * inv
+
+
+# ----------------------------------------------------------------------------------------
+# drivers: the kernels, or while they compile in the background their NumPy stand-ins
+# (the same bits)
+
+def softmax_tiles(ST, scale, mbuf, moffs, mqs, mks, mkind, causal, r0, c0, m, alpha, sub,
+                  colsum, fused_exp):
+    """:func:`_softmax_tiles`, or its stand-in while it compiles in the background."""
+    args = (ST, scale, mbuf, moffs, mqs, mks, mkind, causal, r0, c0, m, alpha, sub, colsum,
+            fused_exp)
+    if ready(_softmax_tiles, (ST.dtype, mbuf.dtype, ST.flags.c_contiguous), *args):
+        _softmax_tiles(*args)
+    else:
+        softmax_tiles_standin(*args)
+
+
+def divide_rows(out, l):
+    """:func:`_divide_rows`, or its stand-in while it compiles in the background."""
+    if ready(_divide_rows, (out.dtype, out.flags.c_contiguous), out, l):
+        _divide_rows(out, l)
+    else:
+        divide_rows_standin(out, l)
+
+
+def divide_rows_standin(out, l):
+    """``_divide_rows`` in NumPy: each row times ``1 / s`` (0 for s == 0), as the kernel
+    types them: the integer 1 over a float32 ``s`` is a float64 (Numba's promotion), the
+    product float64, rounded once into ``out``."""
+    with np.errstate(all="ignore"):
+        s = l.astype(np.float64)
+        inv = np.where(s != 0, 1.0 / s, 0.0)
+        out[...] = (out.astype(np.float64) * inv[:, :, None]).astype(out.dtype)
+
+
+_LIBM = {}
+
+
+def _libm_exp(x):
+    """The C library's exp / expf (what the kernels' ``math.exp`` calls) of each element."""
+    f = _LIBM.get(x.dtype.char)
+    if f is None:
+        import ctypes
+        import ctypes.util
+        lib = ctypes.CDLL(ctypes.util.find_library("m") or None)
+        c = ctypes.c_float if x.dtype == np.float32 else ctypes.c_double
+        fn = lib.expf if x.dtype == np.float32 else lib.exp
+        fn.restype, fn.argtypes = c, [c]
+        f = _LIBM[x.dtype.char] = np.frompyfunc(fn, 1, 1)
+    return f(x).astype(x.dtype)
+
+
+def fma_f32(a, b, c):
+    """``a*b + c`` rounded once to float32, in NumPy (float32 arrays): the product is exact
+    in float64; the float64 sum, made round-to-odd from its exact error (TwoSum), rounds
+    to float32 as the single rounding would (53 bits >= 24 + 2)."""
+    with np.errstate(all="ignore"):
+        p = a.astype(np.float64) * b.astype(np.float64)
+        cc = c.astype(np.float64)
+        s = p + cc
+        bb = s - p
+        e = (p - (s - bb)) + (cc - bb)
+        odd = (s.view(np.int64) & 1) == 1
+        fix = (e != 0) & ~odd & np.isfinite(s)
+        if fix.any():
+            s[fix] = np.nextafter(s[fix], np.where(e[fix] > 0, np.inf, -np.inf))
+        return s.astype(np.float32)
+
+
+def exp_f32_nonpos(x):
+    """``_exp_f32_nonpos`` in NumPy (float32 arrays), each operation as the kernel's."""
+    f = np.float32
+    lo = f(-87.0)
+    with np.errstate(all="ignore"):
+        xc = np.where(x > lo, x, lo)
+        n = np.floor(fma_f32(xc, np.full_like(xc, f(1.44269504088896341)),
+                             np.full_like(xc, f(0.5))))
+        r = fma_f32(n, np.full_like(n, f(-0.693359375)), xc)
+        r = fma_f32(n, np.full_like(n, f(2.12194440e-4)), r)
+        p = np.full_like(r, f(1.9875691500e-4))
+        for k in (1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1,
+                  5.0000001201e-1):
+            p = fma_f32(p, r, np.full_like(r, f(k)))
+        e = fma_f32(p, r * r, r) + f(1.0)
+        scale = ((n.astype(np.int32) + np.int32(127)) << np.int32(23)).view(np.float32)
+        e = e * scale
+        e = np.where(x > lo, e, f(0.0))
+        return np.where(x == x, e, x)
+
+
+def softmax_tiles_standin(ST, scale, mbuf, moffs, mqs, mks, mkind, causal, r0, c0, m, alpha,
+                          sub, colsum, fused_exp):
+    """``_softmax_tiles`` in NumPy: per tile, the scores scaled and masked as the kernel
+    rounds them, the running maxima taken key by key (``v > c``: NaN never wins, the
+    first of equal values stays), ``alpha`` by the C library's exp as the kernel's
+    ``math.exp``, then the kernel's own float32 exp and column sums added key by key (or
+    the scores minus the maxima, for NumPy's exp)."""
+    dt = ST.dtype.type
+    ninf = dt(-np.inf)
+    with np.errstate(all="ignore"):
+        for h in range(ST.shape[0]):
+            T, mh, ah, sh, ch = ST[h], m[h], alpha[h], sub[h], colsum[h]
+            Bk, Bq = T.shape
+            sh[:] = ninf
+            for j in range(Bk):
+                row = T[j]
+                start = min(Bq, max(0, c0 + j - r0)) if causal else 0
+                row[:start] = ninf
+                r = row[start:]
+                mx = sh[start:]
+                if mkind == 1 or mkind == 2:
+                    at = moffs[h] + j * mks + np.arange(start, Bq, dtype=np.int64) * mqs
+                if mkind == 1:
+                    v = r * scale + mbuf[at]
+                    r[:] = v
+                elif mkind == 2:
+                    v = np.where(mbuf[at] != 0, r * scale, ninf)
+                    r[:] = v
+                elif scale != 1:
+                    v = r * scale
+                    r[:] = v
+                else:
+                    v = r
+                mx[:] = np.where(v > mx, v, mx)
+            mn = np.where(sh > mh, sh, mh)
+            s = np.where(mn > ninf, mn, dt(0))
+            ah[:] = _libm_exp(mh - s)
+            mh[:] = mn
+            sh[:] = s
+            if fused_exp:
+                E = exp_f32_nonpos((T - sh).astype(np.float32))
+                T[:] = E
+                ch[:] = 0
+                for j in range(Bk):
+                    ch += E[j]
+            else:
+                T -= sh
