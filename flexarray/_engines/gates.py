@@ -12,10 +12,11 @@ Units are elements unless the name says otherwise (BYTES; MACS: multiply-adds; F
 window taps).
 
 This module is pure data (no imports), so every layer may read it, kernels included. A
-module that applies a gate binds it to a local name (``PARALLEL_MIN =
-gates.COPY_THREADS_MIN``), which tests may move. The kernels' cache key hashes the gates'
-values, not this text (``flexarray._kernels._sources_digest``): editing a comment here
-recompiles nothing. To tune a gate: change its value, run its command and the tests, and
+module reads ``gates.X`` where it applies the gate (``threads_for(n,
+gates.COPY_THREADS_MIN)``), not a local copy bound at import, so that a test which moves
+``gates.X`` moves the choice. The kernels' cache key hashes the gates' names and values,
+not this text (``flexarray._kernels._sources_digest``): editing a comment here recompiles
+nothing. To tune a gate: change its value, run its command and the tests, and
 update its figure.
 """
 
@@ -83,6 +84,7 @@ REDUCE_THREADS_MIN = 1 << 24
 REDUCE_OVERLAP_THREADS_MIN = 1 << 22  # input that overlaps itself: compute-bound
 
 # NumPy sums up to 7 elements in order (pairwise from 8): the column fold gives its bits
+# a fact of NumPy's, not a speed: numpy/_core/src/umath/loops_utils.h.src (pairwise_sum)
 SHORT_AXIS_FOLD_MAX = 7
 # sum along axis 1, f64, fold / NumPy: 256 x 3 1.2 / 3.7 us, 50,000 x 3 48 / 603 us
 # python -m timeit -s "import flexarray as xp; x = xp.ones((256, 3))" "xp.sum(x, axis=1)"
@@ -90,7 +92,8 @@ SHORT_AXIS_FOLD_MIN_OUT = 256
 # max along the short axis, fold / NumPy, f64: 2^21 elements k 16 0.77, 24 0.84, 32 1.13
 # python -m timeit -s "import flexarray as xp; x = xp.ones((1 << 17, 16))" "xp.max(x, axis=1)"
 SHORT_AXIS_FOLD_MAX_MINMAX = 16
-# in cache, fold / NumPy: 2^18 elements k 48 0.55; 2^16 k 48 0.71
+# in cache, fold / NumPy: 2^18 elements k 48 0.55; 2^16 k 48 0.71 (4096 x 48 ones, busy: 0.83-0.94)
+# python -m timeit -s "import flexarray as xp; x = xp.ones((1 << 12, 48))" "xp.max(x, axis=1)"
 SHORT_AXIS_FOLD_MAX_MINMAX_CACHED = 48  # for arrays of at most ...
 SHORT_AXIS_FOLD_CACHED_MAX_SIZE = 1 << 18  # ... elements
 
@@ -171,7 +174,9 @@ SORT_TIES_MAX = {  # axis length by item size, repair / radix:
 # bench/bench_sorting.py --only argsort
 SORT_TIES_MAXRUN = 32  # longest run of equal values the repair takes
 
-# no figure recorded; bench/bench_sorting.py --only "axis 0"
+# f16 sort, rows of 4096, two threads / one, both cores busy: 64K 0.85-4.4, 256K 0.98-1.09
+# (idle: not measured) FLEXARRAY_NUM_THREADS=1, 2: python -m timeit -s "import numpy as np,
+#   flexarray as xp; x = xp.asarray(np.random.rand(16, 4096), dtype=xp.float16)" "xp.sort(x)"
 RADIX_THREADS_MIN = 1 << 16  # elements; each row is sorted by one thread
 
 # int64 of 10 values, counting / sort, us: unique_counts 128 11 / 10, 512 11 / 14, 2K 16 / 21
@@ -181,7 +186,9 @@ UNIQUE_COUNTING_MIN = 1 << 9  # integers spanning at most as many values as elem
 
 # --- Matrix products --------------------------------------------------------------------
 
-# no figure recorded (the exact float64 path against the kernel); bench/bench_reductions.py
+# int32 n^3, exact float64 BLAS / kernel: 96^3 0.46-0.73, 128^3 0.99-1.13, 160^3 5 (busy)
+# python -m timeit -s "import flexarray as xp; a = xp.ones((128, 128), dtype=xp.int32)" "a @ a"
+#   (the kernel; the BLAS path with gates.INT_MATMUL_BLAS_MAX = 1 << 62 set in -s)
 INT_MATMUL_BLAS_MAX = 1 << 21  # MACs
 
 # the kernels' half <-> float32 conversions ~14x NumPy's astype at 1024^2; Numba costs 0.25 s
@@ -202,7 +209,9 @@ VECDOT_STRIDED_MIN = 1 << 13  # floating vecdot along a strided axis takes einsu
 # euclidean_distances' passes after its threaded product: 89 ms inline, 107-109 on two threads
 # bench/bench_real_work.py --size medium --only euclidean_distances
 BLAS_SPIN_SECONDS = 0.15  # OpenBLAS's threads spin ~0.12 s after a call: parallel calls inline
-# OpenBLAS's GEMM_MULTITHREAD_THRESHOLD: m n k <= 65,536 * 4 runs on one thread (no spin)
+# OpenBLAS's GEMM_MULTITHREAD_THRESHOLD: m n k <= 65,536 * 4 runs on one thread (no spin);
+# f64 64^3, OPENBLAS_NUM_THREADS=2 / 1: 14.0 / 14.1-14.4 us (one thread either way)
+# OPENBLAS_NUM_THREADS=1, 2: python -m timeit -s "import numpy as np; a = np.ones((64, 64))" "a @ a"
 BLAS_THREADED_MIN_MACS = 1 << 18
 
 # single / BLAS's threads: SVD 100^2 1.24 / 1.51 ms; above, eigh 300^2 7.2 / 6.4 ms
@@ -239,7 +248,10 @@ TALL_SVD_MIN = 10_000
 # bench/bench_fft.py
 FFT_THREADS_MIN = 1 << 18  # reals per call
 
-# no figure recorded; bench/bench_fft.py (1-D 2^20)
+# one row, split / one thread, both cores busy: rfft of 2^17 reals 0.41-1.16 (work gate moved
+# to 1), 2^18 (the first split on two threads) 1.01-1.19, 2^19 1.01-1.39 (idle: not measured)
+# FLEXARRAY_NUM_THREADS=1, 2: python -m timeit -s "import flexarray as xp; x = xp.ones(1 << 18)"
+#   "xp.fft.rfft(x)"
 FFT_SPLIT_ROW_MIN = 1 << 16  # complex length from which a lone row is split over threads
 
 # fft of real input, flexarray / NumPy: 50,000 rows of 64 0.22, 20 of 2,000 0.56; 100 points 2.9
