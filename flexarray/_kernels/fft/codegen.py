@@ -244,6 +244,11 @@ def _pad(n):
     return (n + 15) // 16 * 16
 
 
+def pad16(n):
+    """:func:`_pad` for Python callers (calling the kernel from Python would compile it)."""
+    return (n + 15) // 16 * 16
+
+
 
 def aligned_empty(n, dtype):
     """An empty 1-D array of n elements whose data is 64-byte aligned."""

@@ -4,7 +4,7 @@ in a small least-recently-used cache (shared with the Bluestein chirps of ``rfft
 
 import numpy as np
 
-from flexarray._kernels.fft.codegen import _nlanes, _pad, aligned_empty
+from flexarray._kernels.fft.codegen import _nlanes, aligned_empty, pad16
 
 def _stage_sizes(n):
     """Stage lengths L of the radix plan of _fft_lanes for a power-of-two n."""
@@ -88,11 +88,11 @@ class Plan:
         self.ip = np.concatenate([self.perm1, self.perm2])
         parts = [self.tw1r, self.tw1i, self.tw2r, self.tw2i, self.tw4r, self.tw4i, self.wr,
                  self.wi]
-        self.tw = aligned_empty(sum(_pad(a.size) for a in parts), dtype)
+        self.tw = aligned_empty(sum(pad16(a.size) for a in parts), dtype)
         o = 0
         for a in parts:                 # each part 64-byte aligned, as _plan slices them
             self.tw[o:o + a.size] = a
-            o += _pad(a.size)
+            o += pad16(a.size)
         self.meta = np.array([self.n1, self.n2, self.tw1r.size, self.tw2r.size], np.int64)
 
 

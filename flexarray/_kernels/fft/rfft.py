@@ -32,7 +32,7 @@ import threading
 
 import numpy as np
 
-from flexarray._kernels import kernel
+from flexarray._kernels import kernel, ready
 from flexarray import _threads
 from flexarray._engines import gates
 from flexarray._kernels.fft.codegen import (_bfly2, _bfly4, _bfly4_first, _bfly8_first, _borrow,
@@ -41,7 +41,8 @@ from flexarray._kernels.fft.codegen import (_bfly2, _bfly4, _bfly4_first, _bfly8
                                             _bfly8_first_pack, _bfly8_first_pairs,
                                             _fetch_add, _load_pairs, _nlanes, _pack_pairs,
                                             _pad, _store_pairs, _twiddle_transpose_tile,
-                                            _unpack_pairs, aligned_empty, fma, lanes)
+                                            _unpack_pairs, aligned_empty, fma, lanes, pad16)
+from flexarray._kernels.fft import standin
 from flexarray._kernels.fft.plans import _cached, get_plan
 
 u = np.uint64
@@ -378,6 +379,14 @@ def _scratch_len(n1, n2, nl):
     return _pad(min(nc, max(CHUNK, max(n1, n2) * nl))), _pad(nc + 1)
 
 
+def _scratch_sizes(n1, n2, nl):
+    """:func:`_scratch_len` for Python callers (the kernel would compile on the call)."""
+    nc = n1 * n2
+    if n2 == 1:
+        return pad16(nc * nl), pad16(nc + 1)
+    return pad16(min(nc, max(CHUNK, max(n1, n2) * nl))), pad16(nc + 1)
+
+
 @kernel(inline="always")
 def _plan(ip, tw, meta):
     """The plan arrays (perm1, tw1r, tw1i, perm2, tw2r, tw2i, tw4r, tw4i, wr, wi) as views
@@ -595,7 +604,7 @@ def workspace(pl, full=True):
     thread and reused: fresh multi-MiB buffers cost a page fault per 4 KiB on every call."""
     sizes = pl.__dict__.get("scratch")
     if sizes is None:           # (a Numba call from Python: ~1 us, ~8 with cold caches)
-        sizes = pl.scratch = _scratch_len(pl.n1, pl.n2, _nlanes(pl.dtype))
+        sizes = pl.scratch = _scratch_sizes(pl.n1, pl.n2, _nlanes(pl.dtype))
     la, lq = sizes
     size = 2 * (la + lq) if full else 2 * la
     key = (size, pl.dtype.char)
@@ -609,6 +618,17 @@ def workspace(pl, full=True):
     while len(cache) > 2:
         del cache[next(iter(cache))]
     return w
+
+
+_NO_SCRATCH = {}
+
+
+def _no_scratch(dtype):
+    """Empty scratch rows of the workspace's type (``ready`` asks for the types only)."""
+    w = _NO_SCRATCH.get(dtype.char)
+    if w is None:
+        w = _NO_SCRATCH[dtype.char] = aligned_empty(0, dtype)
+    return w, w
 
 
 def _launch(kind, flat, offs, es, out, olen, nc, dtype, scale):
@@ -628,8 +648,15 @@ def _launch(kind, flat, offs, es, out, olen, nc, dtype, scale):
     of 1024 points), and the parallel build doubled the cold compile."""
     pl = get_plan(nc, dtype)
     nrows = offs.shape[0]
-    nthreads = _threads.threads_for(nrows * nc * 2, PAR_MIN_WORK)
     args = (flat, offs, es, out, olen, pl.ip, pl.tw, pl.meta, scale)
+    if not ready(_unit, dtype.char, kind, ROWS, 0, nrows, 0, 1, *args, *_no_scratch(dtype),
+                 _NO_CLAIM) and standin.fits(flat, dtype):
+        try:    # the kernel compiles in the background meanwhile
+            standin.launch(kind, flat, offs, es, out, olen, nc, dtype, scale)
+            return
+        except standin.Unsafe:
+            pass
+    nthreads = _threads.threads_for(nrows * nc * 2, PAR_MIN_WORK)
     if nthreads < 2:
         w = workspace(pl)
         _unit(kind, ROWS, 0, nrows, 0, 1, *args, w, w, _NO_CLAIM)
@@ -654,7 +681,7 @@ def _launch(kind, flat, offs, es, out, olen, nc, dtype, scale):
     ntmin = 1 << (PIECES_PER_THREAD * nthreads - 1).bit_length()
     for b in range(nrows):
         for phase in range(OUT + 1):
-            ntask = _phase_tasks(kind, phase, pl.n1, pl.n2, _nlanes(dtype), ntmin)[0]
+            ntask = _phase_tasks.py_func(kind, phase, pl.n1, pl.n2, _nlanes(dtype), ntmin)[0]
 
             def tasks(lo, hi):
                 _unit(kind, phase, lo, hi, b, ntmin, *args, workspace(pl, False),
