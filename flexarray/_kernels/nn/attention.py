@@ -250,38 +250,44 @@ def exp_f32_nonpos(x):
 
 def softmax_tiles_standin(ST, scale, mbuf, moffs, mqs, mks, mkind, causal, r0, c0, m, alpha,
                           sub, colsum, fused_exp):
-    """``_softmax_tiles`` in NumPy: per tile, the scores scaled and masked as the kernel
-    rounds them, the running maxima taken key by key (``v > c``: NaN never wins, the
-    first of equal values stays), ``alpha`` by the C library's exp as the kernel's
-    ``math.exp``, then the kernel's own float32 exp and column sums added key by key (or
-    the scores minus the maxima, for NumPy's exp)."""
+    """``_softmax_tiles`` in NumPy, a whole tile at a time: the scores scaled and masked as
+    the kernel rounds them (-inf before a causal row's first query), the maxima by the
+    kernel's key-by-key rule (``v > c``: NaN never wins, of equal values the first stays,
+    which only a zero's sign shows), ``alpha`` by the C library's exp as the kernel's
+    ``math.exp``, then the kernel's own float32 exp and the column sums added key by key
+    (NumPy's accumulate is sequential), or the scores minus the maxima for NumPy's exp."""
     dt = ST.dtype.type
     ninf = dt(-np.inf)
     with np.errstate(all="ignore"):
         for h in range(ST.shape[0]):
             T, mh, ah, sh, ch = ST[h], m[h], alpha[h], sub[h], colsum[h]
             Bk, Bq = T.shape
-            sh[:] = ninf
-            for j in range(Bk):
-                row = T[j]
-                start = min(Bq, max(0, c0 + j - r0)) if causal else 0
-                row[:start] = ninf
-                r = row[start:]
-                mx = sh[start:]
-                if mkind == 1 or mkind == 2:
-                    at = moffs[h] + j * mks + np.arange(start, Bq, dtype=np.int64) * mqs
-                if mkind == 1:
-                    v = r * scale + mbuf[at]
-                    r[:] = v
-                elif mkind == 2:
-                    v = np.where(mbuf[at] != 0, r * scale, ninf)
-                    r[:] = v
-                elif scale != 1:
-                    v = r * scale
-                    r[:] = v
-                else:
-                    v = r
-                mx[:] = np.where(v > mx, v, mx)
+            j = np.arange(Bk, dtype=np.int64)[:, None]
+            i = np.arange(Bq, dtype=np.int64)[None, :]
+            if mkind == 1 or mkind == 2:
+                mv = mbuf[moffs[h] + j * mks + i * mqs]
+            if mkind == 1:
+                V = T * scale + mv
+            elif mkind == 2:
+                V = np.where(mv != 0, T * scale, ninf)
+            elif scale != 1:
+                V = T * scale
+            else:
+                V = T
+            if causal:
+                V = np.where(i < np.clip(c0 + j - r0, 0, Bq), ninf, V)
+            if V is not T:
+                T[...] = V
+            if Bk:
+                Vn = np.where(np.isnan(T), ninf, T)
+                mx = Vn.max(axis=0)
+                zero = mx == 0
+                if zero.any():
+                    first = np.argmax(Vn == 0, axis=0)
+                    mx = np.where(zero, T[first, np.arange(Bq)], mx)
+                sh[:] = mx
+            else:
+                sh[:] = ninf
             mn = np.where(sh > mh, sh, mh)
             s = np.where(mn > ninf, mn, dt(0))
             ah[:] = _libm_exp(mh - s)
@@ -289,9 +295,8 @@ def softmax_tiles_standin(ST, scale, mbuf, moffs, mqs, mks, mkind, causal, r0, c
             sh[:] = s
             if fused_exp:
                 E = exp_f32_nonpos((T - sh).astype(np.float32))
-                T[:] = E
-                ch[:] = 0
-                for j in range(Bk):
-                    ch += E[j]
+                T[...] = E
+                ch[:] = np.add.accumulate(np.concatenate([np.zeros((1, Bq), E.dtype), E]),
+                                          axis=0)[-1]
             else:
                 T -= sh
