@@ -413,3 +413,46 @@ def test_fusion_off_by_environment():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={**__import__("os").environ, "FLEXARRAY_FUSION": "0"})
     assert out.stdout.strip() == "False", out.stderr
+
+
+# --- the generated loops (second executor) --------------------------------------------------
+
+LOOP_CHAINS = {
+    "(a - b) ** 2": lambda a, b: (a - b) ** 2,
+    "2*a + 3*b": lambda a, b: 2 * a + 3 * b,
+    "sqrt(a*a + b*b) / 3": lambda a, b: xp.sqrt(a * a + b * b) / 3,
+    "where(a > b, a, 0.5 * b)": lambda a, b: xp.where(a > b, a, 0.5 * b),
+    "a ** -1 + abs(b)": lambda a, b: a ** -1 + xp.abs(b),
+    "floor(a) * ceil(b) - trunc(a)": lambda a, b: xp.floor(a) * xp.ceil(b) - xp.trunc(a),
+    "copysign(a, b) / b": lambda a, b: xp.copysign(a, b) / b,
+    "isnan(a / b) | (a < b)": lambda a, b: xp.logical_or(xp.isnan(a / b), a < b),
+    "sum((a - b) ** 2)": lambda a, b: xp.sum((a - b) ** 2),
+    "mean(where(a > 0, a, 0.1 * a))": lambda a, b: xp.mean(xp.where(a > 0, a, 0.1 * a)),
+    "var(a * b)": lambda a, b: xp.var(a * b),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", LOOP_CHAINS)
+def test_generated_loops_give_eager_bits(monkeypatch, name, dtype):
+    """The chains as generated Numba loops (their gate moved down to 0) against fusion
+    off, on values with zeros of both signs, infinities and NaN, over a length that is
+    not a multiple of a block (its tail) and several leaves of the summation tree."""
+    monkeypatch.setattr(fusion.gates, "FUSION_KERNEL_MIN", 0)
+    rng = np.random.default_rng(3)
+    n = 3 * fusion.gates.FUSION_BLOCK + 13
+    an, bn = (rng.standard_normal(n) * 10 for _ in range(2))
+    an[:6] = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-310]
+    bn[:6] = [-0.0, 0.0, np.nan, 3.0, -np.inf, -1e-310]
+    a, b = (xp.asarray(v.astype(dtype), copy=True) for v in (an, bn))
+    with gate(math.inf):
+        eager = LOOP_CHAINS[name](a, b)
+    loads = []
+    from flexarray._kernels import fusion as loops
+    real = loops.module
+    monkeypatch.setattr(loops, "module", lambda text: loads.append(text) or real(text))
+    with gate(0):
+        fused = LOOP_CHAINS[name](a, b)
+        same(eager, fused)
+    if dtype == "float64" or not name.startswith(("sum", "mean", "var")):
+        assert loads, "the generated loops were not used"

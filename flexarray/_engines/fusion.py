@@ -179,6 +179,7 @@ class _Program:
 
         visit(root)
         self.dtypes = []  # of each register
+        self.nodes = []   # each step's node
         free, reg, self.steps = {}, {}, []
         for node in order:
             ops = []
@@ -200,6 +201,7 @@ class _Program:
                 self.dtypes.append(node.dtype)
             reg[id(node)] = i
             self.steps.append((node.func, tuple(ops), i))
+            self.nodes.append(node)
 
     def registers(self, items):
         """This thread's registers, for blocks of up to ``items`` items."""
@@ -245,6 +247,14 @@ def evaluate(root: Node) -> np.ndarray:
         return out
     prog = _Program(root)
     target = out.reshape(-1) if prog.flat else out
+    loops = _loops(prog)
+    if loops is not None:
+        mod, inputs = loops
+        args = (target,) + inputs
+        if _kernels_ready(mod.fill, args + (0, prog.total)):
+            _threads.run_split(mod.fill, args, prog.total, _threads.threads_for(
+                out.nbytes, gates.ELEMENTWISE_THREADS_MIN_BYTES), pieces_per_thread=4)
+            return out
     bounds = _blocks(prog)
 
     def body(i, regs):
@@ -282,6 +292,17 @@ def reduce_all(op: str, root: Node, acc):
         reals = n * (2 if dt.kind == "c" else 1)
         depth = (reals // gates.FUSION_BLOCK).bit_length()  # (leaves of about a block)
         leaves = _tree_leaves(n, dt.kind == "c", depth)
+        loops = _loops(prog) if dt == _F8 else None
+        if loops is not None:
+            mod, inputs = loops
+            starts = np.array([lo for lo, _, _ in leaves], np.int64)
+            sizes = np.array([hi - lo for lo, hi, _ in leaves], np.int64)
+            parts = np.empty(len(leaves))
+            args = inputs + (starts, sizes, parts, int(sizes.max()))
+            if _kernels_ready(mod.sums, args + (0, len(leaves))):
+                _threads.run_split(mod.sums, args, len(leaves), _threads.threads_for(
+                    n * 8, gates.ELEMENTWISE_THREADS_MIN_BYTES), pieces_per_thread=4)
+                return _tree_combine(list(parts), leaves)
         return _tree_combine(_block_reductions(prog, leaves, f.reduce), leaves)
     if op != "sum" and dt.kind not in "biuf":
         return None
@@ -294,6 +315,92 @@ def reduce_all(op: str, root: Node, acc):
     if dt.kind == "f" and not (r != 0 and r == r):
         return None  # a zero's sign or a NaN's payload: the eager loop's own
     return r
+
+
+# --- the generated loops ----------------------------------------------------------------------
+
+_F4, _B1 = np.dtype(np.float32), np.dtype(np.bool_)
+
+#: the NumPy functions a generated loop computes (flexarray._kernels.fusion.TEMPLATES):
+#: function -> (template, kind of its operands' dtype: "same" as the result's float dtype,
+#: "float" (one float dtype, any result), "bool")
+_LOOP_OPS = {
+    np.add: ("add", "same"), np.subtract: ("subtract", "same"),
+    np.multiply: ("multiply", "same"), np.true_divide: ("divide", "same"),
+    np.positive: ("positive", "same"),
+    np.square: ("square", "same"), np.sqrt: ("sqrt", "same"), np.absolute: ("abs", "same"),
+    np.reciprocal: ("reciprocal", "same"), np.floor: ("floor", "same"),
+    np.ceil: ("ceil", "same"), np.trunc: ("trunc", "same"),
+    np.copysign: ("copysign", "same"),
+    np.isnan: ("isnan", "float"), np.isinf: ("isinf", "float"),
+    np.isfinite: ("isfinite", "float"), np.signbit: ("signbit", "float"),
+    np.less: ("less", "float"), np.less_equal: ("less_equal", "float"),
+    np.greater: ("greater", "float"), np.greater_equal: ("greater_equal", "float"),
+    np.equal: ("equal", "float"), np.not_equal: ("not_equal", "float"),
+    np.logical_and: ("logical_and", "bool"), np.logical_or: ("logical_or", "bool"),
+    np.logical_not: ("logical_not", "bool"), np.logical_xor: ("logical_xor", "bool"),
+    where_into: ("where", "where"),
+}
+
+_loop_cache = {}  # the program's structure -> (source or None)
+
+
+def _loops(prog):
+    """The generated loops of ``prog`` (a module of ``flexarray._kernels.fusion``) and the
+    kernels' inputs, or None: below ``gates.FUSION_KERNEL_MIN`` elements, not flat, or an
+    operation or dtype the loops do not compute as NumPy does (the blocked executor
+    runs those; ``negative`` among them: NumPy flips a NaN's sign, Numba's ``-x`` keeps
+    it)."""
+    if not prog.flat or prog.total < gates.FUSION_KERNEL_MIN:
+        return None
+    inputs, kinds, index, steps = [], [], {}, []
+    reg_dtype = prog.dtypes
+    for (func, ops, dst), node in zip(prog.steps, prog.nodes):
+        entry = _LOOP_OPS.get(func)
+        if entry is None:
+            return None
+        name, rule = entry
+        refs, dts = [], []
+        for k, x in ops:
+            if k == 2:
+                refs.append(("r", x))
+                dts.append(reg_dtype[x])
+                continue
+            if k == 0 and type(x) is np.ndarray:
+                x = x.reshape(-1)[0]  # (one element, broadcast)
+            key = (k, id(x))
+            if key not in index:
+                index[key] = len(inputs)
+                inputs.append(x)
+                kinds.append("a" if k == 1 else "s")
+            refs.append((kinds[index[key]], index[key]))
+            dts.append(getattr(x, "dtype", None))
+        dt = node.dtype
+        if rule == "same":
+            ok = dt in (_F4, _F8) and all(d == dt for d in dts)
+        elif rule == "float":
+            ok = dts[0] in (_F4, _F8) and all(d == dts[0] for d in dts)
+        elif rule == "bool":
+            ok = all(d == _B1 for d in dts)
+        else:  # where
+            ok = dts[0] == _B1 and dt in (_F4, _F8) and dts[1] == dts[2] == dt
+        if not ok:
+            return None
+        steps.append((name, refs, dst))
+    key = (tuple((n, tuple(r), d) for n, r, d in steps), tuple(kinds),
+           tuple(str(getattr(x, "dtype", "")) for x in inputs), str(prog.root_dtype))
+    text = _loop_cache.get(key)
+    if text is None:
+        from .._kernels import fusion as loops
+        text = _loop_cache[key] = loops.source(steps, kinds, prog.root_dtype.name)
+    from .._kernels import fusion as loops
+    return loops.module(text), tuple(inputs)
+
+
+def _kernels_ready(disp, args) -> bool:
+    from .._kernels import ready
+    return ready(disp, tuple(type(a) if type(a) is not np.ndarray else a.dtype
+                             for a in args), *args)
 
 
 def _block_reductions(prog, bounds, reduce_one):

@@ -308,6 +308,7 @@ RECYCLE_MIN_BYTES = 1 << 22  # results recycled by _memory; smaller: NumPy's all
 FUSION_MIN = 1 << 18  # elements from which an elementwise call waits to be fused
 FUSION_BLOCK = 1 << 14  # elements per block: the chain's scratch stays in L2
 FUSION_MAX_OPS = 16  # operations in one chain; a longer one is computed first
+FUSION_KERNEL_MIN = 1 << 20  # elements from which a chain runs as a generated Numba loop
 FUSION_THREADS_MIN_BYTES = None  # blocks on the pool's threads from this much output (None: never)
 
 #: the table as a dict (name -> value), for printing and tuning
