@@ -356,7 +356,9 @@ def clip(x, /, min=None, max=None):
     Array bounds broadcast with ``x``; the result has x's dtype.
     """
     if type(x) is not Array:
-        raise TypeError(f"clip: 'x' must be a flexarray array, got {type(x).__name__}")
+        if type(x) is not Deferred:
+            raise TypeError(f"clip: 'x' must be a flexarray array, got {type(x).__name__}")
+        settle(x)
     _dt.check_dtype("clip", "x", x, "real numeric")
     if min is None and max is None:
         return copy_of(x)
@@ -429,7 +431,9 @@ def round(x, /, decimals=0):
     if type(decimals) is int and decimals == 0:
         return _round_half_even(x)
     if type(x) is not Array:
-        raise TypeError(f"round: 'x' must be a flexarray array, got {type(x).__name__}")
+        if type(x) is not Deferred:
+            raise TypeError(f"round: 'x' must be a flexarray array, got {type(x).__name__}")
+        settle(x)
     _dt.check_dtype("round", "x", x, "numeric")
     if isinstance(decimals, builtins.bool) or not isinstance(decimals, (int, np.integer)):
         raise TypeError(f"round: 'decimals' must be an int, got {decimals!r}")

@@ -456,3 +456,88 @@ def test_generated_loops_give_eager_bits(monkeypatch, name, dtype):
         same(eager, fused)
     if dtype == "float64" or not name.startswith(("sum", "mean", "var")):
         assert loads, "the generated loops were not used"
+
+
+# --- every kind of call takes a deferred array ------------------------------------------------
+
+def _deferred_matrix():
+    a = xp.asarray(np.arange(24.0).reshape(4, 6), copy=True)
+    return a * 2 - 1
+
+
+CALLS = {
+    "asarray": lambda d: xp.asarray(d),
+    "asarray copy": lambda d: xp.asarray(d, copy=True),
+    "astype": lambda d: xp.astype(d, xp.float32),
+    "reshape": lambda d: xp.reshape(d, (6, 4)),
+    "concat": lambda d: xp.concat([d, d]),
+    "stack": lambda d: xp.stack([d, d]),
+    "matmul": lambda d: d @ d.T,
+    "matmul fn": lambda d: xp.matmul(d, xp.matrix_transpose(d)),
+    "sort": lambda d: xp.sort(d),
+    "unique": lambda d: xp.unique_values(d),
+    "result_type": lambda d: xp.asarray(0, dtype=xp.result_type(d, d)),
+    "broadcast_arrays": lambda d: xp.broadcast_arrays(d, xp.ones(6))[0],
+    "take": lambda d: xp.take(d, xp.asarray([0, 2]), axis=0),
+    "argmax": lambda d: xp.argmax(d),
+    "cumsum": lambda d: xp.cumulative_sum(d, axis=1),
+    "clip": lambda d: xp.clip(d, 0, 10),
+    "round": lambda d: xp.round(d / 3, decimals=1),
+    "nonzero": lambda d: xp.nonzero(d > 5)[0],
+    "all": lambda d: xp.all(d > 0),
+    "any": lambda d: xp.any(d),
+    "vecdot": lambda d: xp.vecdot(d, d),
+    "norm": lambda d: xp.linalg.vector_norm(d),
+    "fft": lambda d: xp.fft.rfft(d),
+    "sum axis": lambda d: xp.sum(d, axis=0),
+    "mean axis": lambda d: xp.mean(d, axis=1, keepdims=True),
+    "std": lambda d: xp.std(d),
+    "var axis": lambda d: xp.var(d, axis=0),
+    "prod": lambda d: xp.prod(d / 10),
+    "max": lambda d: xp.max(d),
+    "min keep": lambda d: xp.min(d, keepdims=True),
+    "exp": lambda d: xp.exp(d / 10),
+    "isdtype": lambda d: xp.asarray(xp.isdtype(d.dtype, "real floating")),
+    "getitem mask": lambda d: d[d > 3],
+    "getitem int arr": lambda d: d[xp.asarray([1, 2])],
+    "setitem deferred value":
+        lambda d: (lambda z: (z.__setitem__((slice(None),), d), z)[1])(xp.zeros((4, 6))),
+    "where": lambda d: xp.where(d > 3, d, -d),
+    "expand": lambda d: xp.expand_dims(d, axis=0),
+    "permute": lambda d: xp.permute_dims(d, (1, 0)),
+    "flip": lambda d: xp.flip(d),
+    "np.sum": lambda d: np.sum(d),
+    "np.add": lambda d: np.add(d, 1),
+    "np.asarray": lambda d: np.asarray(d),
+    "np.concatenate": lambda d: np.concatenate([d, d]),
+    "np.mean axis": lambda d: np.mean(d, axis=0),
+    "iadd": lambda d: (lambda z: (z.__iadd__(d), z)[1])(xp.ones((4, 6))),
+    "equal": lambda d: d == d,
+    "searchsorted": lambda d: xp.searchsorted(xp.reshape(xp.sort(d), (-1,)), xp.asarray([3.0])),
+    "diff": lambda d: xp.diff(d),
+    "meshgrid": lambda d: xp.meshgrid(d[0], d[1])[0],
+    "tile": lambda d: xp.tile(d, (2, 1)),
+    "moveaxis": lambda d: xp.moveaxis(d, 0, 1),
+    "count_nonzero": lambda d: xp.count_nonzero(d),
+    "logsumexp-ish": lambda d: xp.log(xp.sum(xp.exp(d / 50))),
+    "linalg.inv": lambda d: xp.linalg.inv(d[:4, :4] + 10 * xp.eye(4)),
+    "len": lambda d: xp.asarray(len(d)),
+    "float": lambda d: xp.asarray(float(d[1, 1])),
+    "bool": lambda d: xp.asarray(bool(d[0, 0])),
+    "int": lambda d: xp.asarray(int(d[0, 2])),
+    "index": lambda d: xp.asarray(d[xp.astype(d[0, 2], xp.int64)]),
+}
+
+
+@pytest.mark.parametrize("name", CALLS)
+def test_calls_take_deferred_arrays(name):
+    """Functions of every chapter, NumPy's protocols, operators, indexing and conversions
+    given a deferred array: the result of the same call on the computed array."""
+    with gate(math.inf):
+        eager = CALLS[name](_deferred_matrix())
+    with gate(0):
+        d = _deferred_matrix()
+        assert type(d) is Deferred
+        got = CALLS[name](d)
+    e, g = np.asarray(eager), np.asarray(got)
+    assert e.shape == g.shape and np.array_equal(e, g, equal_nan=True)
