@@ -122,13 +122,20 @@ def _fused(op, x, axes, acc, keepdims):
     (:func:`._engines.fusion.reduce_all`), with the eager reduction's bits; None where
     that is not how it is computed (the caller computes ``x`` and reduces it)."""
     node = pending(x)
-    if node is None or len(axes) != len(node.shape) or op not in ("sum", "max", "min") or \
-            engine.kernel_takes_all(op, node.dtype, node.shape, acc):
+    if node is None or op not in ("sum", "max", "min"):
         return None
-    r = fusion.reduce_all(op, node, acc)
+    if len(axes) == len(node.shape):
+        if engine.kernel_takes_all(op, node.dtype, node.shape, acc):
+            return None
+        r = fusion.reduce_all(op, node, acc)
+    elif axes == (0,) and op == "sum" and engine.sums_rows_in_order(node.dtype, node.shape,
+                                                                      acc):
+        r = fusion.reduce_rows(node, acc)
+    else:
+        return None
     if r is None:
         return None
-    return np.reshape(r, (1,) * len(axes)) if keepdims else r
+    return np.reshape(r, _out_shape(node.shape, axes, True)) if keepdims else r
 
 
 def sum(x, /, *, axis=None, dtype=None, keepdims=False):
@@ -280,28 +287,35 @@ def _variance(func, x, axis, correction, keepdims):
 
 
 def _fused_squares(x, a, m, axes, acc):
-    """The sum over every axis of ``(x - m) ** 2`` in one pass, the deviations never
-    stored (``x`` deferred, or ``a`` its C-contiguous values of at least ``fusion.MIN``
-    elements): the eager ``np.subtract(a, m, dtype=acc)``, squared by ``np.multiply``, summed
-    by NumPy's reduce, with their bits; None where the eager passes give them."""
+    """The sum over every axis (or axis 0) of ``(x - m) ** 2`` in one pass, the deviations
+    never stored (``x`` deferred, or ``a`` its C-contiguous values of at least
+    ``fusion.MIN`` elements): the eager ``np.subtract(a, m, dtype=acc)``, squared by
+    ``np.multiply``, summed in NumPy's order, with their bits; None where the eager passes
+    give them."""
     shape = x.shape
-    if len(axes) != len(shape) or np.dtype(acc).kind != "f":
+    rows = axes == (0,) and len(shape) > 1
+    if not (rows or len(axes) == len(shape)) or np.dtype(acc).kind != "f":
         return None
     node = hold(x) if a is None else None
     if node is None and a is None:
         a = x._arr  # (computed meanwhile by another thread)
     if node is not None:
-        if not node.flat:
+        if not (node.flat or rows):
             return None
         base = node
     elif not (a.flags.c_contiguous and a.size >= fusion.MIN):
         return None
     else:
         base = a
-    d = fusion.Node("subtract", functools.partial(np.subtract, dtype=acc), (base, m), shape,
-                    np.dtype(acc), True)
-    sq = fusion.Node("multiply", np.multiply, (d, d), shape, np.dtype(acc), True)
+    same = (node.dtype if node is not None else a.dtype) == acc  # (dtype=acc changes nothing)
+    d = fusion.Node("subtract", np.subtract if same else functools.partial(
+        np.subtract, dtype=acc), (base, m), shape, np.dtype(acc), not rows)
+    sq = fusion.Node("multiply", np.multiply, (d, d), shape, np.dtype(acc), not rows)
     d.users = 2
+    if rows:
+        if not engine.sums_rows_in_order(sq.dtype, shape, acc):
+            return None
+        return fusion.reduce_rows(sq, acc)
     if engine.kernel_takes_all("sum", sq.dtype, shape, acc):
         return None
     return fusion.reduce_all("sum", sq, acc)

@@ -216,6 +216,11 @@ CHAINS = {
     "sum(int32 chain)": lambda a, b, m: xp.sum(xp.astype(a * 100, xp.int32) * 3 + 1),
     "sum(float32 chain)": lambda a, b, m: xp.sum(xp.astype(a, xp.float32) * 2 - 1),
     "mean(m * m, axis=0)": lambda a, b, m: xp.mean(m * m, axis=0),
+    "var(m, axis=0)": lambda a, b, m: xp.var(m, axis=0),
+    "std(m * 2, axis=0, keepdims)": lambda a, b, m: xp.std(m * 2, axis=0, keepdims=True),
+    "sum(m[:, :8] - 1, axis=0) (short rows)": lambda a, b, m: xp.sum(
+        xp.asarray(m[:, :8], copy=True) - 1, axis=0),
+    "sum(float32 m - 1, axis=0)": lambda a, b, m: xp.sum(xp.astype(m, xp.float32) - 1, axis=0),
     "sum(a > b)": lambda a, b, m: xp.sum(a > b),
 }
 
@@ -541,3 +546,40 @@ def test_calls_take_deferred_arrays(name):
         got = CALLS[name](d)
     e, g = np.asarray(eager), np.asarray(got)
     assert e.shape == g.shape and np.array_equal(e, g, equal_nan=True)
+
+
+ROW_CHAINS = {
+    "(m - mu) / sd": lambda m, mu, sd, col: (m - mu) / sd,
+    "sum(((m - mu) / sd) ** 2, axis=0)": lambda m, mu, sd, col: xp.sum(
+        ((m - mu) / sd) ** 2, axis=0),
+    "var(m, axis=0)": lambda m, mu, sd, col: xp.var(m, axis=0),
+    "std(m * 2, axis=0, correction=1)": lambda m, mu, sd, col: xp.std(m * 2, axis=0,
+                                                                       correction=1),
+    "mean(m * col, axis=0)": lambda m, mu, sd, col: xp.mean(m * col, axis=0),
+    "where(m > mu, m, 0.5 * m) - col": lambda m, mu, sd, col: xp.where(m > mu, m, 0.5 * m)
+    - col,
+}
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", ROW_CHAINS)
+def test_generated_row_loops_give_eager_bits(monkeypatch, name, dtype):
+    """Chains over rows (operands broadcast along rows or columns) and sums over axis 0
+    as generated loops against fusion off, special values included."""
+    monkeypatch.setattr(fusion.gates, "FUSION_KERNEL_MIN", 0)
+    rng = np.random.default_rng(5)
+    mn = rng.standard_normal((3 * fusion.gates.FUSION_BLOCK // 40 + 7, 40)) * 5
+    mn[0, :5] = [0.0, -0.0, np.inf, np.nan, -np.inf]
+    m = xp.asarray(mn.astype(dtype), copy=True)
+    mu, sd = xp.mean(m, axis=0), xp.std(m, axis=0)
+    col = xp.asarray(rng.standard_normal((mn.shape[0], 1)).astype(dtype), copy=True)
+    with gate(math.inf):
+        eager = ROW_CHAINS[name](m, mu, sd, col)
+    loads = []
+    from flexarray._kernels import fusion as loops
+    real = loops.module
+    monkeypatch.setattr(loops, "module", lambda text: loads.append(text) or real(text))
+    with gate(0):
+        fused = ROW_CHAINS[name](m, mu, sd, col)
+    same(eager, fused)
+    assert loads, "the generated loops were not used"

@@ -38,7 +38,7 @@ from . import gates
 from .reductions import _numpy_tree_holds, _tree_combine, _tree_leaves
 
 __all__ = ["MIN", "FUSIBLE", "Node", "c_like", "evaluate", "fusible", "is_flat",
-           "reduce_all", "where_into"]
+           "reduce_all", "reduce_rows", "where_into"]
 
 #: elements from which an elementwise call waits to be fused: ``gates.FUSION_MIN``;
 #: ``FLEXARRAY_FUSION=0`` turns fusion off (never), ``FLEXARRAY_FUSION_MIN`` sets the gate
@@ -141,9 +141,9 @@ class _Program:
     block of the result. The operands are read once, here: a node computed meanwhile by
     another thread is its value (its ``value`` is set before its ``args`` go)."""
 
-    def __init__(self, root: Node):
+    def __init__(self, root: Node, flat=None):
         self.shape = shape = root.shape
-        self.flat = flat = root.flat
+        self.flat = flat = root.flat if flat is None else flat
         self.root_dtype = root.dtype
         n0 = shape[0] if shape else 1
         self.row = 1 if flat else math.prod(shape[1:])
@@ -251,7 +251,7 @@ def evaluate(root: Node) -> np.ndarray:
     if loops is not None:
         mod, inputs = loops
         args = (target,) + inputs
-        if _kernels_ready(mod.fill, args + (0, prog.total)):
+        if _kernels_ready(mod.fill, args + (0, prog.total)):  # (elements, or rows)
             _threads.run_split(mod.fill, args, prog.total, _threads.threads_for(
                 out.nbytes, gates.ELEMENTWISE_THREADS_MIN_BYTES), pieces_per_thread=4)
             return out
@@ -317,6 +317,30 @@ def reduce_all(op: str, root: Node, acc):
     return r
 
 
+def reduce_rows(root: Node, acc):
+    """The sum over axis 0 of ``root``'s values (two dimensions, C order) in NumPy's order
+    for such a sum, row after row (``reductions.sums_rows_in_order`` says when the eager
+    sum takes it), as a fresh array, by the chain's generated loop (its columns on the
+    pool's threads: each column's order is its own); None where there is none, or not
+    compiled yet (the eager passes are then as fast as blocks of rows would be)."""
+    dt, shape = root.dtype, root.shape
+    if dt != acc or dt.kind != "f" or len(shape) != 2 or shape[0] < 2:
+        return None
+    prog = _Program(root, flat=False)
+    loops = _loops(prog)
+    if loops is None:
+        return None
+    mod, inputs = loops
+    total = np.empty(shape[1], dt)
+    args = (total,) + inputs + (shape[0],)
+    if not _kernels_ready(mod.sum_rows, args + (0, shape[1])):
+        return None
+    _threads.run_split(mod.sum_rows, args, shape[1], _threads.threads_for(
+        total.size * shape[0] * dt.itemsize, gates.ELEMENTWISE_THREADS_MIN_BYTES),
+        pieces_per_thread=1)
+    return total
+
+
 # --- the generated loops ----------------------------------------------------------------------
 
 _F4, _B1 = np.dtype(np.float32), np.dtype(np.bool_)
@@ -345,13 +369,34 @@ _LOOP_OPS = {
 _loop_cache = {}  # the program's structure -> (source or None)
 
 
+def _operand_kind(prog, k, x):
+    """How a generated loop reads operand ``(k, x)`` of ``prog``: ``(kind, value)`` (see
+    ``flexarray._kernels.fusion.source``), or None where it cannot."""
+    if k == 0 and type(x) is np.ndarray:
+        if x.size == 1:
+            return "s", x.reshape(-1)[0]  # (one element, broadcast)
+        if prog.flat or x.shape[-1] != prog.shape[-1] or x.size != prog.shape[-1]:
+            return None
+        return "v", x.reshape(-1)  # (a row, broadcast along the rows)
+    if k == 0:
+        return "s", x
+    if prog.flat:
+        return "a", x
+    if x.shape == prog.shape and x.flags.c_contiguous:
+        return "a", x
+    if x.shape == (prog.shape[0], 1):
+        return "k", x.reshape(-1)  # (a column, one value per row)
+    return None
+
+
 def _loops(prog):
     """The generated loops of ``prog`` (a module of ``flexarray._kernels.fusion``) and the
-    kernels' inputs, or None: below ``gates.FUSION_KERNEL_MIN`` elements, not flat, or an
-    operation or dtype the loops do not compute as NumPy does (the blocked executor
-    runs those; ``negative`` among them: NumPy flips a NaN's sign, Numba's ``-x`` keeps
-    it)."""
-    if not prog.flat or prog.total < gates.FUSION_KERNEL_MIN:
+    kernels' inputs, or None: below ``gates.FUSION_KERNEL_MIN`` elements, by rows of more
+    than two dimensions, or an operation, dtype or operand the loops do not compute as
+    NumPy does (the blocked executor runs those; ``negative`` among them: NumPy flips a
+    NaN's sign, Numba's ``-x`` keeps it)."""
+    if prog.total * prog.row < gates.FUSION_KERNEL_MIN or (
+            not prog.flat and len(prog.shape) != 2):
         return None
     inputs, kinds, index, steps = [], [], {}, []
     reg_dtype = prog.dtypes
@@ -366,15 +411,17 @@ def _loops(prog):
                 refs.append(("r", x))
                 dts.append(reg_dtype[x])
                 continue
-            if k == 0 and type(x) is np.ndarray:
-                x = x.reshape(-1)[0]  # (one element, broadcast)
             key = (k, id(x))
             if key not in index:
+                got = _operand_kind(prog, k, x)
+                if got is None:
+                    return None
                 index[key] = len(inputs)
-                inputs.append(x)
-                kinds.append("a" if k == 1 else "s")
-            refs.append((kinds[index[key]], index[key]))
-            dts.append(getattr(x, "dtype", None))
+                kinds.append(got[0])
+                inputs.append(got[1])
+            j = index[key]
+            refs.append((kinds[j], j))
+            dts.append(getattr(inputs[j], "dtype", None))
         dt = node.dtype
         if rule == "same":
             ok = dt in (_F4, _F8) and all(d == dt for d in dts)
@@ -388,12 +435,13 @@ def _loops(prog):
             return None
         steps.append((name, refs, dst))
     key = (tuple((n, tuple(r), d) for n, r, d in steps), tuple(kinds),
-           tuple(str(getattr(x, "dtype", "")) for x in inputs), str(prog.root_dtype))
+           tuple(str(getattr(x, "dtype", "")) for x in inputs), str(prog.root_dtype),
+           prog.flat)
+    from .._kernels import fusion as loops
     text = _loop_cache.get(key)
     if text is None:
-        from .._kernels import fusion as loops
-        text = _loop_cache[key] = loops.source(steps, kinds, prog.root_dtype.name)
-    from .._kernels import fusion as loops
+        text = _loop_cache[key] = loops.source(steps, kinds, prog.root_dtype.name,
+                                               rows=not prog.flat)
     return loops.module(text), tuple(inputs)
 
 

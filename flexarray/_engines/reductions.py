@@ -23,6 +23,8 @@ Chooses (gates in :mod:`.gates`, Reductions):
 Operands are NumPy arrays the frontend has validated (axes sorted, max/min over no
 elements rejected); results are fresh NumPy arrays or scalars.
 """
+import math
+
 import ml_dtypes
 import numpy as np
 
@@ -32,7 +34,7 @@ from .._helpers import moved
 from . import gates
 
 __all__ = ["KERNEL_MIN", "UFUNCS", "by_kernel", "extremum", "innermost_dim",
-           "kernel_takes_all", "nan_reduce", "reduce"]
+           "kernel_takes_all", "nan_reduce", "reduce", "sums_rows_in_order"]
 
 _HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 _F32 = np.dtype(np.float32)
@@ -157,6 +159,21 @@ def kernel_takes_all(op, dt, shape, acc) -> bool:
         return False
     gate = _reduce_gate(op, a, tuple(range(len(shape))), np.dtype(acc if acc else dt))
     return gate is not None and a.size >= gate
+
+
+def sums_rows_in_order(dt, shape, acc) -> bool:
+    """Whether the sum over axis 0 of a C-contiguous array of ``shape`` (two dimensions or
+    more, rows of more than one element) and NumPy dtype ``dt``, in ``acc``, adds the rows
+    in turn (NumPy's own reduce, or :func:`_sequential`), not by the kernels nor by the
+    pairwise fold of :func:`_fold_rows` (many short rows)."""
+    n, row = shape[0], math.prod(shape[1:])
+    if len(shape) < 2 or shape[-1] < 2 or np.dtype(acc) != dt:
+        return False
+    if n * row >= KERNEL_MIN:
+        gate = _reduce_gate("sum", np.broadcast_to(np.empty((), dt), shape), (0,), np.dtype(acc))
+        if gate is not None and n * row >= gate:
+            return False
+    return not (n >= gates.ROW_FOLD_MIN_ROWS and row <= gates.ROW_FOLD_MAX_OUT)
 
 
 def nan_reduce(op, a, axes, acc, nan, keepdims):
