@@ -51,11 +51,16 @@ CASES = {
         "x = xp.asarray(r.standard_normal((8, 64, 32, 32)).astype(np.float32)); "
         "w = xp.asarray(r.standard_normal((64, 64, 3, 3)).astype(np.float32))",
         "nn.conv2d(x, w, padding=1)", None),
+    "nn.adaptive_avg_pool2d to 1x1, 16x512x7x7": (
+        "x = xp.asarray(r.standard_normal((16, 512, 7, 7)).astype(np.float32))",
+        "nn.adaptive_avg_pool2d(x, 1)", None),
     "sort 1M float32": ("x = r.standard_normal(1 << 20).astype(np.float32); a = xp.asarray(x)",
                         "xp.sort(a)", "np.sort(x, kind='stable')"),
     "sum axis 0, 1024x1024 float32": (
         "x = r.standard_normal((1024, 1024)).astype(np.float32); a = xp.asarray(x)",
         "xp.sum(a, axis=0)", "np.sum(x, axis=0)"),
+    "sum 1M float16": ("x = r.standard_normal(1 << 20).astype(np.float16); a = xp.asarray(x)",
+                       "xp.sum(a)", "np.sum(x)"),
 }
 
 _SCRIPT = """

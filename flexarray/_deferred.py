@@ -99,13 +99,15 @@ def settle(x) -> np.ndarray:
     return nd
 
 
-def hold(x):
-    """The fusion Node of Deferred ``x``, counted as used by one more node, or None if
-    ``x`` is not deferred. (Under the node's lock: a node computed meanwhile keeps a
-    snapshot of its values for its user, see :func:`settle`.)"""
-    node = pending(x)
+def hold(x, node=None):
+    """The fusion Node of Deferred ``x`` (``node``, read from it earlier, if given), counted
+    as used by one more node; None if ``x`` is not deferred. (Under the node's lock: a
+    node computed meanwhile keeps a snapshot of its values for its user, see
+    :func:`settle`.)"""
     if node is None:
-        return None
+        node = pending(x)
+        if node is None:
+            return None
     with node.lock:
         node.users += 1
         if node.value is None and not node.args:
@@ -181,7 +183,7 @@ def defer(name, func, xs):
             node = pending(x)
             shapes.append(node.shape if node is not None else x._arr.shape)
     try:
-        shape = _fusion_shape(shapes)
+        shape = _broadcast_shape(shapes) if shapes else ()
     except ValueError:
         return None  # (the eager call names the shapes)
     if math.prod(shape) < _fusion.MIN:
@@ -220,7 +222,7 @@ def defer(name, func, xs):
                         _fusion.is_flat(shape, [a for _, _, a in operands if a is not None]))
     for x, child, _ in operands:
         if child is not None:
-            hold(x)
+            hold(x, child)
     return deferred(node)
 
 
@@ -249,6 +251,3 @@ def defer_where(condition, x1, x2):
     return defer("where", _fusion.where_into,
                  (condition, arr, other) if arr is x1 else (condition, other, arr))
 
-
-def _fusion_shape(shapes):
-    return _broadcast_shape(shapes) if shapes else ()
