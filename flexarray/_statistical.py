@@ -121,8 +121,10 @@ def _fused(op, x, axes, acc, keepdims):
     """``op`` of a deferred ``x`` over ``axes`` in one pass with its chain
     (:func:`._engines.fusion.reduce_all`), with the eager reduction's bits; None where
     that is not how it is computed (the caller computes ``x`` and reduces it)."""
-    node = pending(x)
-    if node is None or op not in ("sum", "max", "min"):
+    if op not in ("sum", "max", "min"):
+        return None
+    node = hold(x)  # (counted: computed meanwhile by another thread, it keeps its values)
+    if node is None:
         return None
     if len(axes) == len(node.shape):
         if engine.kernel_takes_all(op, node.dtype, node.shape, acc):

@@ -583,3 +583,28 @@ def test_generated_row_loops_give_eager_bits(monkeypatch, name, dtype):
         fused = ROW_CHAINS[name](m, mu, sd, col)
     same(eager, fused)
     assert loads, "the generated loops were not used"
+
+
+def test_threads_reduce_and_read_one_deferred_array(every_call_fused):
+    """Threads sum, take the variance of and read one deferred array at once (each may
+    compute it, or find it computed by another meanwhile): every result is eager's."""
+    x = xp.asarray(np.random.default_rng(2).standard_normal(300_000), copy=True)
+    with gate(math.inf):
+        expect = [float(xp.sum(x * 2 - 1)), float(xp.var(x * 2 - 1)),
+                  np.asarray(x * 2 - 1).copy()]
+    for _ in range(20):
+        d = x * 2 - 1
+        barrier = threading.Barrier(3)
+        out = [None] * 3
+
+        def run(i):
+            barrier.wait()
+            out[i] = (float(xp.sum(d)), float(xp.var(d)), np.asarray(d).copy())[i]
+
+        ts = [threading.Thread(target=run, args=(i,)) for i in range(3)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        assert out[0] == expect[0] and out[1] == expect[1]
+        assert np.array_equal(out[2], expect[2])

@@ -4,11 +4,16 @@ computed in one pass over memory, block by block, with the eager calls' bits.
 A chain is a tree of :class:`Node`: an operation of the elementwise table (its standard
 name and its function), its operands and the result's shape and dtype. An operand is
 another node, a *leaf* (a NumPy array, or an object whose ``_arr`` is one: the copy-on-write
-snapshot of an array that no write can reach, see ``flexarray._array.Deferred``) or a
-scalar as the eager call passes it. :func:`evaluate` runs the tree over blocks of about
-``gates.FUSION_BLOCK`` elements: each operation is the function the eager call runs (NumPy's
-ufunc, or the table's NumPy-level fix), with ``out=`` into a block of scratch memory that
-stays in the cache; only the leaves are read from memory and only the result is written.
+snapshot of an array that no write can reach, see ``flexarray._deferred``) or a scalar
+as the eager call passes it. :func:`evaluate` runs the tree by one of two executors:
+
+- blocks (from the first call, nothing to compile): over blocks of about
+  ``gates.FUSION_BLOCK`` elements, each operation the function the eager call runs (NumPy's
+  ufunc, or the table's NumPy-level fix) with ``out=`` into block-sized scratch memory that
+  stays in the cache: only the leaves are read from memory, only the result is written;
+- generated loops (``flexarray._kernels.fusion``, from ``gates.FUSION_KERNEL_MIN``
+  elements, once compiled: until then the blocks serve): one Numba loop per chain's
+  structure, every element computed by the same IEEE operations, on the pool's threads.
 
 Same bits as eager: only operations whose every element is rounded once, exactly as IEEE
 arithmetic defines it, whatever the loop (:data:`FUSIBLE`: the basic arithmetic, square
@@ -17,7 +22,8 @@ value the whole array's call gives it; transcendental functions (exp, log, sin, 
 whose NumPy loops differ between contiguous and strided operands, are not fused.
 Reductions over every axis (:func:`reduce_all`) add the chain's values along NumPy's
 pairwise summation tree (``flexarray._engines.reductions``), its leaves computed block by
-block: NumPy's single call's bits; integer sums, which do not round, in any blocks.
+block: NumPy's single call's bits; integer sums, which do not round, in any blocks. Sums
+over axis 0 (:func:`reduce_rows`) add the rows in turn, as NumPy does.
 
 Layouts: the result is C-ordered, as the eager call lays it out when every operand of
 the result's shape is (:func:`c_like`). With every array operand of the result's shape
@@ -55,7 +61,7 @@ FUSIBLE = frozenset({
     "logical_xor", "maximum", "minimum", "multiply", "negative", "not_equal", "positive",
     "pow", "reciprocal", "sign", "signbit", "sqrt", "square", "subtract", "trunc", "where",
 })
-# (pow: NumPy's power loop is the same code on every layout; ``x ** 2`` is square)
+# (pow: only its exact forms, see fusible)
 
 
 class Node:
@@ -152,38 +158,39 @@ class _Program:
         self.block = (self.step,) if flat else (self.step,) + tuple(shape[1:])
         resolved, order, uses = {}, [], {}
 
-        def visit(node):
-            args = []
-            for a in node.args:
-                if type(a) is Node:
-                    if a.value is None:
-                        uses[id(a)] = uses.get(id(a), 0) + 1
-                        if id(a) not in resolved:
-                            resolved[id(a)] = None
-                            visit(a)
-                        args.append(a)
-                        continue
-                    a = a.value  # computed: its values are a leaf
-                if type(a) is np.ndarray or hasattr(a, "_arr"):
-                    arr = _leaf(a)
-                    if flat:
-                        a = (1, arr.reshape(-1)) if arr.size > 1 else (0, arr.reshape(-1))
-                    else:
-                        a = (1, arr) if arr.ndim == len(shape) and arr.shape[0] == n0 > 1 \
-                            else (0, arr)
-                else:
-                    a = (0, a)
-                args.append(a)
-            resolved[id(node)] = args
+        def operand(a):
+            if type(a) is Node:
+                args = a.args  # (first: a node's value is set before its operands go)
+                if a.value is None:
+                    uses[id(a)] = uses.get(id(a), 0) + 1
+                    if id(a) not in resolved:
+                        resolved[id(a)] = None
+                        visit(a, a.func, args)
+                    return a
+                a = a.value  # computed: its values are a leaf
+            if type(a) is np.ndarray or hasattr(a, "_arr"):
+                arr = _leaf(a)
+                if flat:
+                    return (1, arr.reshape(-1)) if arr.size > 1 else (0, arr.reshape(-1))
+                return (1, arr) if arr.ndim == len(shape) and arr.shape[0] == n0 > 1 else (0, arr)
+            return (0, a)
+
+        def visit(node, func, args):
+            resolved[id(node)] = (func, [operand(a) for a in args])
             order.append(node)
 
-        visit(root)
+        args = root.args
+        if root.value is not None:  # (computed meanwhile by another thread: its values)
+            visit(root, np.positive, (root.value,))
+        else:
+            visit(root, root.func, args)
         self.dtypes = []  # of each register
         self.nodes = []   # each step's node
         free, reg, self.steps = {}, {}, []
         for node in order:
+            func, operands = resolved[id(node)]
             ops = []
-            for a in resolved[id(node)]:
+            for a in operands:
                 if type(a) is Node:
                     i = reg[id(a)]
                     ops.append((2, i))
@@ -200,7 +207,7 @@ class _Program:
                 i = len(self.dtypes)
                 self.dtypes.append(node.dtype)
             reg[id(node)] = i
-            self.steps.append((node.func, tuple(ops), i))
+            self.steps.append((func, tuple(ops), i))
             self.nodes.append(node)
 
     def registers(self, items):
