@@ -8,8 +8,9 @@ up to rounding: the check). Each configuration runs in a fresh process so that i
 resident memory (``ru_maxrss``) is its own; cubed runs under ``allowed_mem``. The process
 first runs the same graph on the first two chunks ("start": the imports, and loading
 flexarray's Numba kernels, ~0.5-0.8 s once per process), then the timed run ("wall").
-Per engine, ``--rounds`` rounds of bench/_harness.py's ``rounds``: NumPy chunks and
-flexarray chunks once each per round, the order alternated.
+Per engine, ``--rounds`` rounds of bench/_harness.py's ``rounds``: NumPy chunks,
+flexarray chunks and flexarray chunks with fusion off (``FLEXARRAY_FUSION=0``) once each
+per round, the order rotated.
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/bench_bounded_memory.py
     python bench/bench_bounded_memory.py --size-gb 4 --allowed-mem 1GB --rounds 2
@@ -30,6 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _harness import Table, best, median, meta, rounds, write_json  # noqa: E402
 
 COLS, ROWS_PER_CHUNK = 256, 65536
+FUSION_OFF = "flexarray-fusion-off"  # flexarray chunks with FLEXARRAY_FUSION=0
 
 
 def make_data(path, size_gb):
@@ -57,7 +59,7 @@ def compute(engine, chunks, path, spec, rows=None):
         import dask
         import dask.array as da
         x = da.from_zarr(path)[:rows]
-        if chunks == "flexarray":
+        if chunks.startswith("flexarray"):
             import flexarray as xp
             x = x.map_blocks(xp.asarray, meta=xp.asarray(np.empty((0, 0), np.float32)))
         z = (x - x.mean(axis=0)) / x.std(axis=0)
@@ -119,10 +121,11 @@ def main():
     def one_run(engine, chunks):
         """A measurement: the configuration in a fresh process; its JSON line, or None."""
         env = dict(os.environ)
-        if engine == "cubed" and chunks == "flexarray":
+        if engine == "cubed" and chunks.startswith("flexarray"):
             env["CUBED_BACKEND_ARRAY_API_MODULE"] = "flexarray"
         else:
             env.pop("CUBED_BACKEND_ARRAY_API_MODULE", None)
+        env["FLEXARRAY_FUSION"] = "0" if chunks == FUSION_OFF else "1"
         out = subprocess.run([sys.executable, __file__, "--one", engine, chunks,
                               "--size-gb", str(a.size_gb), "--dir", a.dir,
                               "--allowed-mem", a.allowed_mem],
@@ -136,7 +139,7 @@ def main():
     results, per = [], {}
     for engine in engines:
         runs = rounds({c: lambda engine=engine, c=c: one_run(engine, c)
-                       for c in ("numpy", "flexarray")}, a.rounds)
+                       for c in ("numpy", "flexarray", FUSION_OFF)}, a.rounds)
         for c, rs in runs.items():
             rs = [r for r in rs if r is not None]
             results += rs
@@ -150,7 +153,8 @@ def main():
                   f"{r['check']:.1e}")
     summary = {}
     ratios = Table(["engine", "NumPy / flexarray, best of rounds", "median",
-                    "start and run, median", "CPU time, median"],
+                    "start and run, median", "CPU time, median",
+                    "fusion off / on, median"],
                    "NumPy-chunk time / flexarray-chunk time (above 1: flexarray chunks faster)")
     for engine in engines:
         n, f = per.get((engine, "numpy")), per.get((engine, "flexarray"))
@@ -162,9 +166,15 @@ def main():
              "median": median(wall)["numpy"] / median(wall)["flexarray"],
              "start_and_run_median": median(tot)["numpy"] / median(tot)["flexarray"],
              "cpu_median": median(cpu)["numpy"] / median(cpu)["flexarray"]}
+        off = per.get((engine, FUSION_OFF))
+        if off and off["wall_s"]:
+            s["fusion_off_over_on_median"] = (median({"o": off["wall_s"]})["o"]
+                                              / median(wall)["flexarray"])
         summary[engine] = s
         ratios.row(engine, *(f"{s[k]:.2f}" for k in ("best", "median", "start_and_run_median",
-                                                        "cpu_median")))
+                                                        "cpu_median")),
+                   f"{s['fusion_off_over_on_median']:.2f}" if "fusion_off_over_on_median"
+                   in s else "-")
     write_json(a.json, {"meta": meta(rounds=a.rounds), "size_gb": a.size_gb,
                         "allowed_mem": a.allowed_mem, "rows": rows, "results": results,
                         "summary": summary})
