@@ -25,13 +25,17 @@ from flexarray._engines import fusion
 
 @contextlib.contextmanager
 def gate(value):
-    """Fusion's gate set to ``value`` (0: every call fused; inf: fusion off)."""
+    """Fusion's gates set to ``value`` (0: every call fused, reductions too; inf: fusion
+    off)."""
     old, fusion.MIN = fusion.MIN, value
     fast, _elementwise._FAST_MAX = _elementwise._FAST_MAX, min(FAST_MAX, value)
+    reduce_min = fusion.gates.FUSION_REDUCE_MIN
+    fusion.gates.FUSION_REDUCE_MIN = min(reduce_min, value)
     try:
         yield
     finally:
         fusion.MIN, _elementwise._FAST_MAX = old, fast
+        fusion.gates.FUSION_REDUCE_MIN = reduce_min
 
 
 @pytest.fixture
@@ -226,10 +230,11 @@ CHAINS = {
 
 
 @pytest.mark.parametrize("name", CHAINS)
-def test_large_chains_give_eager_bits(data, name):
+def test_large_chains_give_eager_bits(monkeypatch, data, name):
     args = [xp.asarray(v, copy=True) for v in data]
     with gate(math.inf):
         eager = CHAINS[name](*args)
+    monkeypatch.setattr(fusion.gates, "FUSION_REDUCE_MIN", 0)  # (reductions in the pass)
     with gate(fusion.gates.FUSION_MIN):
         fused = CHAINS[name](*args)
     same(eager, fused)
@@ -247,6 +252,7 @@ def test_a_sum_of_a_chain_reads_no_intermediate(monkeypatch, data):
     """``sum((a - b) ** 2)``: no array of the chain is computed (the blocks only)."""
     a, b = (xp.asarray(v, copy=True) for v in data[:2])
     calls = []
+    monkeypatch.setattr(fusion.gates, "FUSION_REDUCE_MIN", 0)
     monkeypatch.setattr(fusion, "evaluate", lambda node: calls.append(node))
     s = xp.sum((a - b) ** 2)
     assert calls == []

@@ -109,10 +109,10 @@ _F8 = np.dtype(np.float64)
 def where_into(condition, x1, x2, out=None):
     """``np.where(condition, x1, x2)``, into ``out`` when given (a selection: the same
     values on any block)."""
+    r = np.where(condition, x1, x2)
     if out is None:
-        return np.where(condition, x1, x2)
-    np.copyto(out, x2)
-    np.copyto(out, x1, where=condition)
+        return r
+    out[...] = r  # (3x faster than copyto of one side, then of the other where condition)
     return out
 
 
@@ -279,7 +279,9 @@ _REDUCE = {"sum": np.add, "max": np.maximum, "min": np.minimum}
 def reduce_all(op: str, root: Node, acc):
     """``op`` ("sum", "max", "min") of ``root``'s values over every axis, accumulating in
     NumPy dtype ``acc`` (sums), with the eager reduction's bits, as a NumPy scalar; None
-    where no blocked order gives them (the caller computes the values and reduces them).
+    where no blocked order gives them, or below ``gates.FUSION_REDUCE_MIN`` elements
+    (where the values fit in the cache, NumPy's own reduce of them is faster than the
+    fused pass): the caller computes the values and reduces them.
 
     - a float or complex sum in its own dtype: NumPy's pairwise tree, cut at its nodes
       (flat layouts, where NumPy's order is memory order);
@@ -289,7 +291,7 @@ def reduce_all(op: str, root: Node, acc):
     """
     dt = root.dtype
     n = math.prod(root.shape)
-    if n == 0 or not root.flat:
+    if n < gates.FUSION_REDUCE_MIN or not root.flat:
         return None
     f = _REDUCE[op]
     prog = _Program(root)
@@ -331,7 +333,8 @@ def reduce_rows(root: Node, acc):
     pool's threads: each column's order is its own); None where there is none, or not
     compiled yet (the eager passes are then as fast as blocks of rows would be)."""
     dt, shape = root.dtype, root.shape
-    if dt != acc or dt.kind != "f" or len(shape) != 2 or shape[0] < 2:
+    if dt != acc or dt.kind != "f" or len(shape) != 2 or shape[0] < 2 or \
+            math.prod(shape) < gates.FUSION_REDUCE_MIN:
         return None
     prog = _Program(root, flat=False)
     loops = _loops(prog)
