@@ -10,7 +10,7 @@ busy core simply takes fewer pieces). ``FLEXARRAY_NUM_THREADS`` sets the thread 
   :func:`threads_for` is the one rule for a thread count under a gate.
 - The helpers linger ~2 ms after each job, polling for the next one in a ``nogil`` kernel
   before they block (once that kernel is compiled or in the disk cache: it never compiles
-  on the caller's thread), and are pinned to CPUs of their own; the caller is pinned to the
+  on a first call), and are pinned to CPUs of their own; the caller is pinned to the
   first CPU for the duration of a call (see :class:`_Pool` and :class:`_Pinned` for the
   measurements). ``flexarray.nn`` adds single-threaded BLAS around its calls
   (``_engines/nn/par.py``).
@@ -20,8 +20,8 @@ busy core simply takes fewer pieces). ``FLEXARRAY_NUM_THREADS`` sets the thread 
 - For ~0.15 s after a product large enough for BLAS's own threads, which spin-wait for
   the next call meanwhile, parallel calls run inline too (:func:`blas_ran`).
 
-This module imports no Numba itself (a helper imports the polling kernel after its first
-job): ``import flexarray`` stays cheap.
+This module imports no Numba until the pool is first used (the helpers' polling kernel):
+``import flexarray`` stays cheap.
 """
 import collections
 import contextlib
@@ -221,46 +221,45 @@ class _Pool:
     a lingering helper) and more when the host had descheduled the idle CPU meanwhile.
 
     The polling kernel (``flexarray._kernels._intrinsics.linger``) is asked for by the
-    helpers, never by the caller: until it runs without a compile (compiled, or in the disk
-    cache: ``flexarray._kernels.ready``, which has the background process compile it
-    meanwhile) the helpers block after each job without lingering. So no first parallel
-    call waits for its compile."""
+    caller as it posts a job, never compiled there: until it runs without a compile
+    (compiled, or in the disk cache: ``flexarray._kernels.ready``, which has the
+    background process compile it meanwhile) the helpers block after each job without
+    lingering. So no first parallel call waits for its compile. (The caller, not a helper:
+    a helper importing Numba or loading the kernel while the process forks would leave
+    the child a module or lock held by a thread it does not have.)"""
 
     def __init__(self, n):
+        from flexarray._kernels import ready
+        from flexarray._kernels._intrinsics import linger
+        self.ready, self.linger = ready, linger
         self.jobs = collections.deque()
         self.cv = threading.Condition()
         self.signal = np.zeros(8, np.int64)  # [0]: jobs posted so far
         self.polls = 0  # polls per linger; 0 until the polling kernel is ready
-        self.linger = None
-        self.calibrating = threading.Lock()
         self.cpus = _allowed_cpus()[:n + 1]  # caller on cpus[0], helper i on cpus[i + 1]
         for i in range(n):
             threading.Thread(target=self._loop, args=(i,), name=f"{_THREAD_PREFIX}-{i}",
                              daemon=True).start()
 
     def post(self, job, helpers):
+        if not self.polls:
+            self._settle()
         with self.cv:
             self.jobs.extend([job] * helpers)
             self.signal[0] += 1
             self.cv.notify(helpers)
 
-    def _ready(self):
-        """Whether the helpers may linger: the polling kernel runs without a compile on
-        this thread (then calibrated once: ~25 ns a poll here)."""
-        from flexarray._kernels import ready
-        from flexarray._kernels._intrinsics import linger
-        if not ready(linger, "poll", self.signal, 0, 0):
-            return False
-        with self.calibrating:
-            if not self.polls:
-                probe = np.zeros(8, np.int64)
-                linger(probe, 0, 1)  # (loads it here when background compiles are off)
-                t = time.perf_counter()
-                linger(probe, 0, 4096)  # (the full 4096 polls)
-                per_poll = max((time.perf_counter() - t) / 4096, 1e-9)
-                self.linger = linger
-                self.polls = max(1, int(_LINGER_SECONDS / per_poll))
-        return True
+    def _settle(self):
+        """Let the helpers linger once the polling kernel runs without a compile here
+        (calibrated then: ~25 ns a poll here); until then ~1 us a call (``ready``)."""
+        if not self.ready(self.linger, "poll", self.signal, 0, 0):
+            return
+        probe = np.zeros(8, np.int64)
+        self.linger(probe, 0, 1)  # (loads it here when background compiles are off)
+        t = time.perf_counter()
+        self.linger(probe, 0, 4096)  # (the full 4096 polls)
+        per_poll = max((time.perf_counter() - t) / 4096, 1e-9)
+        self.polls = max(1, int(_LINGER_SECONDS / per_poll))
 
     def _loop(self, i):
         np.seterr(all="ignore")  # this thread's setting (see run)
@@ -276,7 +275,7 @@ class _Pool:
                 job = self.jobs.popleft()
                 seen = int(self.signal[0])
             job.help()
-            if not self.jobs and (self.polls or self._ready()):
+            if not self.jobs and self.polls:
                 self.linger(self.signal, seen, self.polls)
 
 
