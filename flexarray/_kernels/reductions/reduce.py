@@ -22,7 +22,13 @@ NumPy's pairwise sum:
   over threads can give the single call's bits.
 
 float16/bfloat16 accumulate in float32 and round once; integers accumulate in the result
-dtype and wrap like NumPy; max/min propagate NaN like NumPy.
+dtype and wrap like NumPy; max/min propagate NaN like NumPy (the first NaN met, its bits);
+a NaN result of a sum or product is the dtype's default NaN (:func:`_canonical_nan`).
+
+First calls: each kernel asks ``flexarray._kernels.ready`` first; while its specialization
+compiles in the background, ``standin`` computes the same bits in NumPy (the same lanes,
+blocks, stacks and conversions in the same order; complex products excepted: they compile
+on the caller's thread).
 
 Entry points: ``plan(op, a, axes, dtype=None, nan=None) -> Plan`` (the layout: mode,
 coalesced shapes, the facts the engine chooses by) and ``run(plan, nthreads) -> ndarray``;
@@ -38,20 +44,23 @@ element by element). Python overhead ~30 us per call: leave small arrays to NumP
 """
 from typing import NamedTuple
 
+import ml_dtypes
 import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable
 
-from flexarray._kernels import kernel
+from flexarray._kernels import kernel, ready
 from flexarray._kernels._intrinsics import (PLAIN, cast_like, element_kind, flat_view, gather,
                                             load_as, stack_array)
 from flexarray._kernels._intrinsics import plan as _plan
+from flexarray._kernels.reductions import standin
 from flexarray._threads import run_split
 
 __all__ = ["Plan", "plan", "run", "reduce", "reduce_sum", "reduce_prod", "reduce_max",
            "reduce_min", "sequential", "OPS"]
 
 OPS = {"sum": 0, "prod": 1, "max": 2, "min": 3}
+_BF16 = np.dtype(ml_dtypes.bfloat16)
 
 _LANES = 64        # inner mode: independent accumulators (4 AVX-512 vectors of float32)
 _BLOCK = 4096      # inner mode: elements per block (64 per lane) before the pairwise fold
@@ -405,10 +414,11 @@ def _identity(op, acc):
 def _pairwise(op, p):
     """Combine ``p`` (nseg, ...) pairwise along axis 0: the same tree for any thread count."""
     f = _NP_COMBINE[op]
-    while p.shape[0] > 1:
-        h = p.shape[0] // 2
-        head = f(p[:h], p[h:2 * h])
-        p = np.concatenate([head, p[2 * h:]]) if p.shape[0] % 2 else head
+    with np.errstate(all="ignore"):     # (overflow to inf, inf - inf: the IEEE results)
+        while p.shape[0] > 1:
+            h = p.shape[0] // 2
+            head = f(p[:h], p[h:2 * h])
+            p = np.concatenate([head, p[2 * h:]]) if p.shape[0] % 2 else head
     return p[0]
 
 
@@ -526,9 +536,14 @@ def run(p, nthreads=1):
             seg = max(_BLOCK, -(-nred // _BLOCK) * _BLOCK) if nred <= _SEG else _SEG
             nseg = -(-nred // seg)
             partials = np.empty(nout * nseg, p.acc)
-            run_split(_inner, (opc, p.kind, p.flat, p.xo, ksh, p.kst, p.rsh, p.rst, seg,
-                               p.ident, p.nan, partials), nout * nseg, nthreads)
-            res = _pairwise(opc, partials.reshape(nout, nseg).T) if nseg > 1 else partials
+            args = (opc, p.kind, p.flat, p.xo, ksh, p.kst, p.rsh, p.rst, seg, p.ident, p.nan,
+                    partials)
+            if _ready(_inner, p, args):
+                run_split(_inner, args, nout * nseg, nthreads)
+                partials = partials.reshape(nout, nseg).T
+            else:
+                partials = standin.inner(p, seg)
+            res = _pairwise(opc, partials) if nseg > 1 else partials[0]
         else:
             width = min(_WIDTH, ksh[2])
             # (max/min, which do not round, in segments of 256K elements: work for every
@@ -539,14 +554,43 @@ def run(p, nthreads=1):
             nseg = -(-nred // segr)
             ncc = -(-ksh[2] // _WIDTH)
             partials = np.empty(nseg * nout, p.acc)
-            run_split(_outer, (opc, p.kind, p.flat, p.xo, ksh, p.kst, p.rsh, p.rst, segr,
-                               p.ident, p.nan, partials),
-                      ksh[0] * ksh[1] * ncc * nseg, nthreads)
-            res = _pairwise(opc, partials.reshape(nseg, nout)) if nseg > 1 else partials
+            args = (opc, p.kind, p.flat, p.xo, ksh, p.kst, p.rsh, p.rst, segr, p.ident, p.nan,
+                    partials)
+            if _ready(_outer, p, args):
+                run_split(_outer, args, ksh[0] * ksh[1] * ncc * nseg, nthreads)
+                partials = partials.reshape(nseg, nout)
+            else:
+                partials = standin.outer(p, segr)
+            res = _pairwise(opc, partials) if nseg > 1 else partials[0]
         res = np.asarray(res).reshape(p.out_shape)
         if res.dtype != p.dt:
             res = res.astype(p.dt)
+        if opc < 2:
+            _canonical_nan(res)
     return res.astype(np.bool_) if p.as_bool else res
+
+
+def _canonical_nan(res):
+    """NaN results of a float or complex sum or product (either part of a complex one) set
+    to the dtype's default NaN, in place: which NaN an addition of two NaNs returns is the
+    compiler's choice of operand order (LLVM's and NumPy's alike), so a NaN's sign and
+    payload would depend on the machine code, not on the data."""
+    dt = res.dtype
+    if dt.kind == "c":
+        res = res.reshape(-1).view(np.empty(0, dt).real.dtype)
+    elif dt.kind != "f" and dt != _BF16:
+        return
+    bad = res != res
+    if bad.any():
+        res[bad] = np.nan
+
+
+def _ready(disp, p, args) -> bool:
+    """Whether ``disp(*args)`` runs without a compile on this thread (``ready``); False
+    asks the background process for it and the caller runs the stand-in (``standin``), which
+    gives the same bits. Complex products have no stand-in: True (they compile here)."""
+    key = (p.flat.dtype, p.flat.flags.writeable, p.acc, None if p.nan is None else len(p.nan))
+    return ready(disp, key, *args, 0, 1) or not standin.supported(p)
 
 
 def reduce(op, a, axes, dtype=None, nan=None, nthreads=1):
@@ -601,7 +645,8 @@ def reduce_min(a, axes):
 
 def sequential(op, a, axes):
     """``op`` ("sum", or "prod" of real floats) of float or complex ``a`` over ``axes``
-    in NumPy's own order, bit for bit NumPy's ``ufunc.reduce(a, axes)``, when the
+    in NumPy's own order, bit for bit NumPy's ``ufunc.reduce(a, axes)`` (but that every
+    column starts from the identity, and a NaN result is the default NaN), when the
     innermost dim of ``a`` in memory is a kept one and the reduced dims' strides are
     positive (NumPy then adds the slices in turn, outer reduced dims first); None for
     other layouts. One thread (see below); any split of its column chunks would give the
@@ -642,6 +687,11 @@ def sequential(op, a, axes):
     # columns cut over two / NumPy: 2048^2 float64 1.43 / 3.12 / 2.02, 4096^2 7.7 / 10.4 /
     # 8.1, 256 x 16384 2.3 / 2.6 / 2.3, 50,000 x 64 0.94 / 1.63 / 1.39)
     width = min(ksh[2], _SEQ_WIDTH)
-    _sequential(opc, flat, xo, ksh, kst, rsh, rst, width, _identity(opc, a.dtype), out, 0,
-                ksh[0] * ksh[1] * (-(-ksh[2] // width)))
+    ident = _identity(opc, a.dtype)
+    args = (opc, flat, xo, ksh, kst, rsh, rst, width, ident, out)
+    if ready(_sequential, (flat.dtype, flat.flags.writeable), *args, 0, 1):
+        _sequential(*args, 0, ksh[0] * ksh[1] * (-(-ksh[2] // width)))
+    else:
+        out = standin.sequential(opc, a, _NP_COMBINE[opc], flat, xo, ksh, kst, rsh, rst, ident)
+    _canonical_nan(out)
     return out.reshape([a.shape[d] for d in range(a.ndim) if d not in axes])
