@@ -61,6 +61,18 @@ CASES = {
         "xp.sum(a, axis=0)", "np.sum(x, axis=0)"),
     "sum 1M float16": ("x = r.standard_normal(1 << 20).astype(np.float16); a = xp.asarray(x)",
                        "xp.sum(a)", "np.sum(x)"),
+    "sum 2048x2048 float32": (
+        "x = r.standard_normal((2048, 2048)).astype(np.float32); a = xp.asarray(x)",
+        "xp.sum(a)", "np.sum(x)"),
+    "sum 1M int32 (int64 result)": (
+        "x = r.integers(0, 1000, 1 << 20).astype(np.int32); a = xp.asarray(x)",
+        "xp.sum(a)", "np.sum(x, dtype=np.int64)"),
+    "nansum axis 1, 1024x1024 float64": (
+        "x = r.standard_normal((1024, 1024)); x[::7] = np.nan; a = xp.asarray(x)",
+        "xp.nansum(a, axis=1)", "np.nansum(x, axis=1)"),
+    "max axis 0, 2048x2048 float32": (
+        "x = r.standard_normal((2048, 2048)).astype(np.float32); a = xp.asarray(x)",
+        "xp.max(a, axis=0)", "np.max(x, axis=0)"),
 }
 
 _SCRIPT = """

@@ -706,3 +706,56 @@ def test_fft_first_call_does_not_compile(tmp_path):
     """, tmp_path / "cache")
     assert out["compiles"] == []
     assert out["y"] < 1e-3 and out["z"] < 1e-5
+
+
+def test_reduction_first_calls_do_not_compile(tmp_path):
+    """Sums of float16, float32 and widening integers, a nansum and a max over an outer
+    axis with an empty cache: no compile on the caller's thread (the reductions' stand-ins
+    serve while the background process compiles the kernels), then the kernels with the
+    same bits; the values checked against float64 sums of the same elements."""
+    out = _run("""
+        import flexarray as xp
+        from flexarray._kernels import _warm
+        r = np.random.default_rng(0)
+        h = r.standard_normal(1 << 20).astype(np.float16); h[5] = -0.0
+        f = r.standard_normal((2048, 2048)).astype(np.float32)
+        i = r.integers(-2**31, 2**31, 1 << 20, dtype=np.int64).astype(np.int32)
+        n = r.standard_normal((512, 515)); n[::7, ::3] = np.nan
+        H, F, I, N = (xp.asarray(v) for v in (h, f, i, n))
+        def calls():
+            return [np.asarray(v) for v in (xp.sum(H), xp.sum(F), xp.sum(I),
+                                            xp.nansum(N, axis=1), xp.max(F, axis=0),
+                                            xp.sum(H[::3]))]
+        first = calls()
+        got = list(compiles)
+        t = time.monotonic()
+        while time.monotonic() - t < 240:
+            calls()
+            if _warm._asked and all(sig in d.overloads for d, sig in _warm._asked):
+                break
+            time.sleep(0.2)
+        n0 = len(compiles)
+        later = calls()
+        print(json.dumps({"compiles": got, "later": compiles[n0:],
+                          "asked": sorted(d.py_func.__name__ for d, _ in _warm._asked),
+                          "same": [bool(a.dtype == b.dtype and a.tobytes() == b.tobytes())
+                                   for a, b in zip(first, later)],
+                          "vals": [v.astype(float).tolist() for v in first]}))
+    """, tmp_path / "cache", {"FLEXARRAY_NUM_THREADS": "2"})
+    assert out["compiles"] == [] and out["later"] == []
+    assert "_inner_kernel" in out["asked"] and "_outer_kernel" in out["asked"]
+    assert out["same"] == [True] * 6
+    r = np.random.default_rng(0)
+    h = r.standard_normal(1 << 20).astype(np.float16)
+    h[5] = -0.0
+    f = r.standard_normal((2048, 2048)).astype(np.float32)
+    i = r.integers(-2**31, 2**31, 1 << 20, dtype=np.int64).astype(np.int32)
+    n = r.standard_normal((512, 515))
+    n[::7, ::3] = np.nan
+    v = out["vals"]
+    assert abs(v[0] - h.astype(float).sum()) <= 0.5       # (float16's spacing near it)
+    assert abs(v[1] - f.astype(float).sum()) <= 1e-6 * np.abs(f).sum()
+    assert v[2] == int(i.astype(np.int64).sum())
+    np.testing.assert_allclose(v[3], np.nansum(n, axis=1), rtol=1e-12)
+    np.testing.assert_array_equal(v[4], f.max(axis=0).astype(float))
+    assert abs(v[5] - h[::3].astype(float).sum()) <= 0.25
