@@ -218,7 +218,7 @@ def _with_dispatch(dispatch, measure):
 def bench_size(size, names, repeat, min_batch, select, settle, table):
     n, p = SIZES[size]
     base = make_data(n, p)
-    be = backends()
+    be = {k: v for k, v in backends().items() if k in names}
     data = {b: {k: conv(v) for k, v in base.items()} for b, (_, conv, _) in be.items()}
     rows = []
     for name, func, tol in WORKLOADS:
@@ -302,12 +302,16 @@ def main():
                     help="seconds of untimed calls before each backend's timed calls")
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--torch-threads", type=int, default=2)
+    ap.add_argument("--backends", default="",
+                    help="comma-separated subset of the backends (default: all; flexarray and "
+                         "numpy are always kept)")
     args = ap.parse_args()
     warnings.simplefilter("ignore")  # convergence warnings of the fixed-iteration fits
     if torch is not None:
         torch.set_num_threads(args.torch_threads)
     sizes = ["small", "medium"] if args.size == "all" else [args.size]
-    names = list(backends())
+    names = [b for b in backends() if not args.backends or b in ("flexarray", "numpy")
+             or b in args.backends.split(",")]
     print(f"numpy {np.__version__}, scipy {scipy.__version__}, sklearn {sklearn.__version__}, "
           f"torch {torch.__version__ if torch else 'missing'}, "
           f"array_api_strict {array_api_strict.__version__}, flexarray from "
