@@ -16,6 +16,12 @@ Work is split into rows or tile strips and spread over ``nthreads`` Python threa
 caller's choice: ``flexarray._engines.copy``). One specialization per item size (1, 2, 4,
 8, 16 bytes); cold compile ~1 s CPU each.
 
+First calls: ``copy_flat`` asks ``flexarray._kernels.ready`` first; while the kernel's
+specialization compiles in the background, :func:`copy_standin` copies the same bits with
+NumPy (``np.copyto`` between views of the same unsigned-integer bits over the same
+elements: a copy moves bits, so any copy of them is exact; 16-byte items move as two
+8-byte words, NaN payloads and signed zeros included).
+
 Entry points: ``copy_into(dst, src, nthreads)``, ``ascontiguous(src, out, nthreads)`` and
 ``copy_flat(shape, src, so, ss, dst, do, sd, nthreads)`` on flat buffers; ``launch_size(dst,
 src)``: the elements each launch of the kernel copies (the work to weigh against a thread
@@ -23,12 +29,13 @@ gate: more than 4 dims left after coalescing are copied one slab of the leading 
 launch).
 """
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
-from flexarray._kernels import kernel
+from flexarray._kernels import kernel, ready
 from flexarray._kernels._intrinsics import flat_view, plan, row_item
 from flexarray._threads import run_split
 
-__all__ = ["copy_into", "ascontiguous", "copy_flat", "launch_size"]
+__all__ = ["copy_into", "ascontiguous", "copy_flat", "copy_standin", "launch_size"]
 
 # NumPy dtype the bits move as, by item size
 _BITS = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
@@ -128,7 +135,27 @@ def copy_flat(shape, src, so, ss, dst, do, sd, nthreads=1):
         items = shp[0] * shp[1] * ((shp[2] + tile - 1) // tile)
     else:
         items = shp[0] * shp[1] * shp[2] * ((shp[3] + _CHUNK - 1) // _CHUNK)
-    run_split(_copy, (src, so, ss4, dst, do, sd4, shp, tile), items, nthreads)
+    args = (src, so, ss4, dst, do, sd4, shp, tile)
+    if ready(_copy, (src.dtype, src.flags.writeable, dst.dtype), *args, 0, 1):
+        run_split(_copy, args, items, nthreads)
+    else:
+        copy_standin(src, so, ss4, dst, do, sd4, shp)
+
+
+def copy_standin(src, so, ss, dst, do, sd, shape):
+    """The kernel's copy by NumPy (while it compiles in the background): ``np.copyto``
+    between strided views of the flat buffers (``copy_flat``'s arguments). Both are bits
+    of one unsigned dtype (complex128 words, for 16-byte items, viewed as pairs of
+    uint64), so the copy moves bits exactly as the kernel does."""
+    if src.dtype.itemsize == 16:
+        src, dst = src.view(np.uint64), dst.view(np.uint64)
+        so, do = 2 * so, 2 * do
+        ss, sd = tuple(2 * s for s in ss) + (1,), tuple(2 * s for s in sd) + (1,)
+        shape = tuple(shape) + (2,)
+    it = src.itemsize
+    sv = as_strided(src[so:], tuple(shape), tuple(s * it for s in ss), writeable=False)
+    dv = as_strided(dst[do:], tuple(shape), tuple(s * it for s in sd))
+    np.copyto(dv, sv, casting="no")
 
 
 def _bits(a, readonly):

@@ -12,13 +12,18 @@ with a mostly-True one (which NumPy's branches predict).
 Contract: C-contiguous operands of one size, or a one-element ``x1``/``x2`` (a scalar),
 item sizes 1, 2, 4 or 8 bytes; split over the threads the caller gives
 (``flexarray._engines.select``).
+
+First calls: ``where`` asks ``flexarray._kernels.ready`` first; while the kernel's
+specialization compiles in the background, :func:`where_standin` selects the same bits
+with NumPy (``np.copyto`` of the unsigned-integer bits of ``x2``, then of ``x1`` where a
+condition byte is nonzero).
 """
 import numpy as np
 
-from flexarray._kernels import kernel
+from flexarray._kernels import kernel, ready
 from flexarray._threads import run_split
 
-__all__ = ["where"]
+__all__ = ["where", "where_standin"]
 
 _BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
@@ -62,5 +67,19 @@ def where(c: np.ndarray, a: np.ndarray, b: np.ndarray, out: np.ndarray,
     n = out.size
     args = (c.reshape(-1).view(np.uint8), a.reshape(-1).view(bits), b.reshape(-1).view(bits),
             out.reshape(-1).view(bits))
-    run_split(_select, args, n, nthreads, pieces_per_thread=4)
+    key = (bits, c.flags.writeable, a.flags.writeable, b.flags.writeable)
+    if ready(_select, key, *args, 0, 1):
+        run_split(_select, args, n, nthreads, pieces_per_thread=4)
+    else:
+        where_standin(*args)
+    return out
+
+
+def where_standin(c, a, b, out):
+    """The kernel's select by NumPy (while it compiles in the background), on the kernel's
+    flat operands: ``c`` uint8 (any nonzero byte is True), ``a``, ``b`` and ``out`` bits of
+    one unsigned dtype, ``a`` or ``b`` of one element (a scalar) or of ``out``'s size."""
+    n = out.size
+    np.copyto(out, b if b.size == n else b[:1])
+    np.copyto(out, a if a.size == n else a[:1], where=c != 0)
     return out
