@@ -70,6 +70,19 @@ CASES = {
     "nansum axis 1, 1024x1024 float64": (
         "x = r.standard_normal((1024, 1024)); x[::7] = np.nan; a = xp.asarray(x)",
         "xp.nansum(a, axis=1)", "np.nansum(x, axis=1)"),
+    "reshape(a.T) copy, 2048x2048 float32": (
+        "x = r.standard_normal((2048, 2048)).astype(np.float32); a = xp.asarray(x)",
+        "xp.reshape(a.T, (-1,))", "x.T.reshape(-1)"),
+    "take 4M of 4M float32": (
+        "x = r.standard_normal(1 << 22).astype(np.float32); i = r.integers(0, 1 << 22, 1 << 22); "
+        "a = xp.asarray(x); ia = xp.asarray(i)", "xp.take(a, ia)", "np.take(x, i)"),
+    "where 1M float64": (
+        "c = r.random(1 << 20) < 0.5; x = r.standard_normal(1 << 20); y = -x; "
+        "cc, a, b = xp.asarray(c), xp.asarray(x), xp.asarray(y)", "xp.where(cc, a, b)",
+        "np.where(c, x, y)"),
+    "int32 matmul 256x256": (
+        "x = r.integers(-2**31, 2**31, (256, 256)).astype(np.int32); a = xp.asarray(x)",
+        "a @ a", "x @ x"),
     "max axis 0, 2048x2048 float32": (
         "x = r.standard_normal((2048, 2048)).astype(np.float32); a = xp.asarray(x)",
         "xp.max(a, axis=0)", "np.max(x, axis=0)"),
