@@ -106,7 +106,8 @@ def take_standin(x, idx, out, n, inner):
     inner)``, every index clamped as the kernels clamp it (``min(uint64(i), n - 1)``)."""
     if out.size == 0:
         return out
-    i = np.minimum(idx.astype(np.uint64, copy=False), np.uint64(n - 1)).astype(np.intp)
-    np.take(x.reshape(-1, n, inner), i, axis=1, out=out.reshape(-1, idx.size, inner),
-            mode="clip")
+    i = idx.astype(np.uint64)                            # (a copy: clamped in place)
+    np.minimum(i, np.uint64(n - 1), out=i)
+    np.take(x.reshape(-1, n, inner), i.view(np.intp), axis=1,
+            out=out.reshape(-1, idx.size, inner), mode="clip")
     return out

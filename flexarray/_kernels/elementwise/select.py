@@ -15,7 +15,7 @@ item sizes 1, 2, 4 or 8 bytes; split over the threads the caller gives
 
 First calls: ``where`` asks ``flexarray._kernels.ready`` first; while the kernel's
 specialization compiles in the background, :func:`where_standin` selects the same bits
-with NumPy (``np.copyto`` of the unsigned-integer bits of ``x2``, then of ``x1`` where a
+with NumPy (``np.where`` on the unsigned-integer bits of ``x1`` and ``x2``, True where a
 condition byte is nonzero).
 """
 import numpy as np
@@ -80,6 +80,5 @@ def where_standin(c, a, b, out):
     flat operands: ``c`` uint8 (any nonzero byte is True), ``a``, ``b`` and ``out`` bits of
     one unsigned dtype, ``a`` or ``b`` of one element (a scalar) or of ``out``'s size."""
     n = out.size
-    np.copyto(out, b if b.size == n else b[:1])
-    np.copyto(out, a if a.size == n else a[:1], where=c != 0)
+    out[...] = np.where(c != 0, a if a.size == n else a[0], b if b.size == n else b[0])
     return out
