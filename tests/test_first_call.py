@@ -759,3 +759,72 @@ def test_reduction_first_calls_do_not_compile(tmp_path):
     np.testing.assert_allclose(v[3], np.nansum(n, axis=1), rtol=1e-12)
     np.testing.assert_array_equal(v[4], f.max(axis=0).astype(float))
     assert abs(v[5] - h[::3].astype(float).sum()) <= 0.25
+
+
+def test_copy_gather_select_int_matmul_first_calls_do_not_compile(tmp_path):
+    """A transposing reshape (float32, and complex128 reversed), a large take, a where with
+    a scalar side and int8/int32 matrix products that wrap, with an empty cache: nothing
+    compiles in the process, on any of its threads (the copy, gather, select and integer
+    matmul stand-ins serve while the background process compiles the kernels); then the
+    kernels with the same bits, without a compile here. Values checked against NumPy."""
+    out = _run("""
+        import flexarray as xp
+        from flexarray._kernels import _warm
+        every = []
+        class All(event.Listener):
+            def on_start(self, ev):
+                every.append(ev.data["dispatcher"].py_func.__qualname__)
+            def on_end(self, ev):
+                pass
+        event.register("numba:compile", All())
+        r = np.random.default_rng(0)
+        f = r.standard_normal((600, 700)).astype(np.float32); f[3, 4] = np.nan
+        z = (r.standard_normal((300, 400)) + 1j * r.standard_normal((300, 400)))
+        g = r.standard_normal(1 << 21); g[::5] = -0.0
+        i = r.integers(0, 1 << 21, 1 << 21)
+        c = r.random(1 << 16) < 0.5
+        w = r.standard_normal(1 << 16).astype(np.float32)
+        m8 = r.integers(-128, 128, (160, 150)).astype(np.int8)
+        m32 = r.integers(-2**31, 2**31, (150, 140)).astype(np.int32)
+        F, Z, G, I, C, W, M8, M32 = (xp.asarray(v) for v in (f, z, g, i, c, w, m8, m32))
+        def calls():
+            return [np.asarray(xp.reshape(F.T, (-1,))),
+                    np.asarray(xp.reshape(Z.T[::-1], (-1,))),
+                    np.asarray(xp.take(G, I)),
+                    np.asarray(xp.where(C, W, -0.0)),
+                    np.asarray(M8 @ M8.T), np.asarray(M32.T @ M32)]
+        first = calls()
+        got = list(every)
+        t = time.monotonic()
+        while time.monotonic() - t < 240:
+            calls()
+            if _warm._asked and all(sig in d.overloads for d, sig in _warm._asked):
+                break
+            time.sleep(0.2)
+        n = len(every)
+        later = calls()
+        print(json.dumps({"compiles": got, "later": every[n:],
+                          "asked": sorted(d.py_func.__name__ for d, _ in _warm._asked),
+                          "same": [bool(a.dtype == b.dtype and a.tobytes() == b.tobytes())
+                                   for a, b in zip(first, later)],
+                          "bits": [a.tobytes().hex() for a in first]}))
+    """, tmp_path / "cache", {"FLEXARRAY_NUM_THREADS": "2"})
+    assert out["compiles"] == [] and out["later"] == []
+    assert out["asked"] == ["_copy_kernel", "_copy_kernel", "_gather_flat", "_matmul_kernel",
+                            "_matmul_kernel", "_select", "linger"]    # (the pool's polling)
+    assert out["same"] == [True] * 6
+    r = np.random.default_rng(0)
+    f = r.standard_normal((600, 700)).astype(np.float32)
+    f[3, 4] = np.nan
+    z = (r.standard_normal((300, 400)) + 1j * r.standard_normal((300, 400)))
+    g = r.standard_normal(1 << 21)
+    g[::5] = -0.0
+    i = r.integers(0, 1 << 21, 1 << 21)
+    c = r.random(1 << 16) < 0.5
+    w = r.standard_normal(1 << 16).astype(np.float32)
+    m8 = r.integers(-128, 128, (160, 150)).astype(np.int8)
+    m32 = r.integers(-2**31, 2**31, (150, 140)).astype(np.int32)
+    refs = [f.T.reshape(-1), z.T[::-1].reshape(-1), np.take(g, i),
+            np.where(c, w, np.float32(-0.0)), m8 @ m8.T, m32.T @ m32]  # (NumPy's wrap)
+    for bits, ref in zip(out["bits"], refs):
+        assert bits == np.ascontiguousarray(ref).tobytes().hex()
