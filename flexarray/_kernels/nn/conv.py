@@ -88,7 +88,7 @@ def _im2col_row(x, xoff, g, Wq, r, q0, nq, col):
 
 
 @kernel
-def im2col(x, xoff, g, Wq, nrows, q0, nq, col):
+def _im2col(x, xoff, g, Wq, nrows, q0, nq, col):
     """col[r, qi*Wo + ox] = x[c, iz, iy, ix] (0 in the padding), r = (c, kz, ky, kx).
 
     x: flat input (C, D, H, W) per image, or with Wq > 0 phase-split along W as
@@ -134,7 +134,7 @@ def _col2im_channel(col, g, c, q0, nq, out, ooff):
 
 
 @kernel
-def col2im(col, g, nchan, q0, nq, out, ooff):
+def _col2im(col, g, nchan, q0, nq, out, ooff):
     """Scatter-add the column matrix rows of nchan channels into out[ooff:] (serial)."""
     for c in range(nchan):
         _col2im_channel(col, g, c, q0, nq, out, ooff)
@@ -192,10 +192,183 @@ def _direct_job(x, w, b, out, g, job):
 
 
 @kernel
-def direct(x, w, b, out, g, job0, job1):
+def _direct(x, w, b, out, g, job0, job1):
     """Direct convolution of (image, output channel) pairs job0 <= n*Cout + co < job1."""
     for job in range(job0, job1):
         _direct_job(x, w, b, out, g, job)
+
+
+# ------------------------------------------------------ im2col, col2im, direct: first calls
+# Each asks ``ready`` first; while its kernel compiles in the background, a NumPy stand-in
+# gives the same bits: im2col moves elements (bits gathered, +0.0 in the padding); col2im
+# adds each tap's rows in the kernel's tap order (one addition per output element and tap:
+# a tap maps its (row, column) positions to distinct outputs); the direct loops add each
+# tap's products (rounded, then added: the kernel has no fused multiply-add) in the
+# kernel's order, bias first, then input channel, kz, ky, kx.
+# NaN operands: which of two NaNs an addition or product returns is the compiled code's
+# operand order, which differs between the kernels' vector and scalar loops (measured: a
+# +NaN from the input and a -NaN made by inf - inf came out either way). Every NaN that
+# finite or infinite operands make is the one default NaN, so the stand-ins of col2im and
+# direct serve only operands without a NaN (checked, on first calls only); a call with a
+# NaN compiles its kernel on the caller's thread.
+
+_UINT = {4: np.uint32, 8: np.uint64}
+
+
+def _taps(g):
+    """(kz, ky, kx) of each tap, in the kernels' order (kx fastest)."""
+    kd, kh, kw = g[8], g[9], g[10]
+    t = np.arange(kd * kh * kw)
+    return t // (kh * kw), t // kw % kh, t % kw
+
+
+def im2col(x, xoff, g, Wq, nrows, q0, nq, col):
+    """``_im2col`` (see there), or its stand-in while it compiles."""
+    args = (x, xoff, g, Wq, nrows, q0, nq, col)
+    if ready(_im2col, (x.dtype, x.flags.writeable, col.dtype, col.flags.c_contiguous), *args):
+        _im2col(*args)
+    else:
+        im2col_standin(*args)
+
+
+def im2col_standin(x, xoff, g, Wq, nrows, q0, nq, col):
+    """``_im2col``'s column matrix by NumPy: the same elements' bits, +0.0 in the padding."""
+    D, H, W = g[2], g[3], g[4]
+    kd, kh, kw = g[8], g[9], g[10]
+    sd, sh, sw = g[11], g[12], g[13]
+    pd, ph, pw = g[14], g[15], g[16]
+    dd, dh, dw = g[17], g[18], g[19]
+    Ho, Wo = g[21], g[22]
+    if nrows == 0 or nq == 0 or Wo == 0:
+        return
+    kvol = kd * kh * kw
+    r = np.arange(nrows)
+    c = r // kvol
+    kz, ky, kx = (v[r % kvol] for v in _taps(g))
+    q = np.arange(q0, q0 + nq)
+    iz = (q // Ho)[None, :] * sd + (kz * dd - pd)[:, None]          # (nrows, nq)
+    iy = (q % Ho)[None, :] * sh + (ky * dh - ph)[:, None]
+    ix = np.arange(Wo)[None, :] * sw + (kx * dw - pw)[:, None]      # (nrows, Wo)
+    ok = (((iz >= 0) & (iz < D) & (iy >= 0) & (iy < H))[:, :, None]
+          & ((ix >= 0) & (ix < W))[:, None, :])
+    iz, iy, ix = np.clip(iz, 0, D - 1), np.clip(iy, 0, H - 1), np.clip(ix, 0, W - 1)
+    row_len = W if Wq == 0 else sw * Wq
+    pos = ix if Wq == 0 else (ix % sw) * Wq + ix // sw
+    src = xoff + ((c[:, None] * D + iz) * H + iy) * row_len
+    bits = _UINT[x.itemsize]
+    v = x.view(bits)[src[:, :, None] + pos[:, None, :]]
+    v[~ok] = 0
+    col[:nrows, :nq * Wo].view(bits)[...] = v.reshape(nrows, nq * Wo)
+
+
+def col2im(col, g, nchan, q0, nq, out, ooff):
+    """``_col2im`` (see there), or its stand-in while it compiles."""
+    args = (col, g, nchan, q0, nq, out, ooff)
+    if ready(_col2im, (col.dtype, col.flags.writeable, col.flags.c_contiguous), *args) or \
+            _has_nan(col) or _has_nan(out[ooff:ooff + nchan * g[2] * g[3] * g[4]]):
+        _col2im(*args)
+    else:
+        col2im_standin(*args)
+
+
+def _has_nan(a) -> bool:
+    return a.dtype.kind == "f" and bool(np.isnan(a).any())
+
+
+def col2im_standin(col, g, nchan, q0, nq, out, ooff):
+    """``_col2im``'s scatter-add by NumPy: tap by tap in the kernel's order, every channel
+    at once (each output element gets at most one addition per tap)."""
+    D, H, W = g[2], g[3], g[4]
+    kd, kh, kw = g[8], g[9], g[10]
+    sd, sh, sw = g[11], g[12], g[13]
+    pd, ph, pw = g[14], g[15], g[16]
+    dd, dh, dw = g[17], g[18], g[19]
+    Ho, Wo = g[21], g[22]
+    if nchan == 0 or nq == 0 or Wo == 0:
+        return
+    kvol = kd * kh * kw
+    q = np.arange(q0, q0 + nq)
+    oz, oy, ox = q // Ho, q % Ho, np.arange(Wo)
+    ch = np.arange(nchan)[:, None, None]
+    rows = col[:nchan * kvol, :nq * Wo].reshape(nchan, kvol, nq, Wo)
+    with np.errstate(all="ignore"):
+        for kk, (kz, ky, kx) in enumerate(zip(*_taps(g))):
+            iz = oz * sd + kz * dd - pd
+            iy = oy * sh + ky * dh - ph
+            ix = ox * sw + kx * dw - pw
+            okq = (iz >= 0) & (iz < D) & (iy >= 0) & (iy < H)
+            okx = (ix >= 0) & (ix < W)
+            if not okq.any() or not okx.any():
+                continue
+            qs, xs = np.nonzero(okq)[0], np.nonzero(okx)[0]
+            dst = (ooff + ((ch * D + iz[qs][None, :, None]) * H + iy[qs][None, :, None]) * W
+                   + ix[xs][None, None, :])
+            out[dst] += rows[:, kk][:, qs][:, :, xs]
+
+
+def direct(x, w, b, out, g, job0, job1):
+    """``_direct`` (see there), or its stand-in while it compiles."""
+    args = (x, w, b, out, g, job0, job1)
+    key = (x.dtype, x.flags.writeable, w.flags.writeable, b.flags.writeable)
+    if ready(_direct, key, *args) or _has_nan(w) or _has_nan(b) or _has_nan(
+            _images(x, g, job0, job1)):
+        _direct(*args)
+    else:
+        direct_standin(*args)
+
+
+def _images(x, g, job0, job1):
+    """The input images (flat) that (image, output channel) pairs ``[job0, job1)`` read."""
+    plane = g[1] * g[2] * g[3] * g[4]
+    return x[job0 // g[5] * plane:((job1 - 1) // g[5] + 1) * plane]
+
+
+def direct_standin(x, w, b, out, g, job0, job1):
+    """``_direct``'s outputs of (image, output channel) pairs ``[job0, job1)`` by NumPy:
+    the bias, then each input channel's taps in the kernel's order, every output element
+    of every pair a product (rounded) added (rounded) as the kernel adds it."""
+    N, C, D, H, W = g[0], g[1], g[2], g[3], g[4]
+    Cout, Cin_g, Cout_g = g[5], g[6], g[7]
+    sd, sh, sw = g[11], g[12], g[13]
+    pd, ph, pw = g[14], g[15], g[16]
+    dd, dh, dw = g[17], g[18], g[19]
+    Do, Ho, Wo = g[20], g[21], g[22]
+    if job1 <= job0:
+        return
+    P = Do * Ho * Wo
+    jobs = np.arange(job0, job1)
+    n, co = jobs // Cout, jobs % Cout
+    grp = co // Cout_g
+    o = out[job0 * P:job1 * P].reshape(-1, Do, Ho, Wo)
+    o[...] = b[co][:, None, None, None]
+    x5 = x.reshape(N, C, D, H, W)
+    kz_, ky_, kx_ = _taps(g)
+    kvol = len(kz_)
+    w3 = w.reshape(Cout, Cin_g, kvol)
+
+    def span(n_out, k_off, s, n_in):
+        lo = 0 if k_off >= 0 else (-k_off + s - 1) // s
+        last = n_in - 1 - k_off
+        if last < 0:
+            return 0, 0, 0
+        hi = min(last // s + 1, n_out)
+        lo = min(lo, hi)
+        return lo, hi, lo * s + k_off
+
+    with np.errstate(all="ignore"):
+        for ci in range(Cin_g):
+            xs = x5[n, grp * Cin_g + ci]                     # (jobs, D, H, W)
+            for t in range(kvol):
+                zlo, zhi, z0 = span(Do, kz_[t] * dd - pd, sd, D)
+                ylo, yhi, y0 = span(Ho, ky_[t] * dh - ph, sh, H)
+                xlo, xhi, x0 = span(Wo, kx_[t] * dw - pw, sw, W)
+                if zlo == zhi or ylo == yhi or xlo == xhi:
+                    continue
+                region = xs[:, z0:z0 + (zhi - zlo - 1) * sd + 1:sd,
+                            y0:y0 + (yhi - ylo - 1) * sh + 1:sh,
+                            x0:x0 + (xhi - xlo - 1) * sw + 1:sw]
+                wv = w3[co, ci, t][:, None, None, None]
+                o[:, zlo:zhi, ylo:yhi, xlo:xhi] += wv * region
 
 
 # ----------------------------------------------------------------------------- Winograd
