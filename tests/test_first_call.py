@@ -828,3 +828,91 @@ def test_copy_gather_select_int_matmul_first_calls_do_not_compile(tmp_path):
             np.where(c, w, np.float32(-0.0)), m8 @ m8.T, m32.T @ m32]  # (NumPy's wrap)
     for bits, ref in zip(out["bits"], refs):
         assert bits == np.ascontiguousarray(ref).tobytes().hex()
+
+
+def test_other_convolutions_first_calls_do_not_compile(tmp_path):
+    """A 5x5 convolution (im2col + GEMM), a strided depthwise one (the direct loops) and a
+    transposed one (GEMM + col2im), with an empty cache and infinities among the inputs:
+    nothing compiles in the process (their stand-ins serve), then the kernels with the
+    same bits; the values against float64 sums."""
+    out = _run("""
+        import flexarray as xp
+        from flexarray import nn
+        from flexarray._kernels import _warm
+        every = []
+        class All(event.Listener):
+            def on_start(self, ev):
+                every.append(ev.data["dispatcher"].py_func.__qualname__)
+            def on_end(self, ev):
+                pass
+        event.register("numba:compile", All())
+        r = np.random.default_rng(0)
+        x = r.standard_normal((2, 8, 20, 20)).astype(np.float32); x[0, 1, 2, 3] = np.inf
+        w5 = r.standard_normal((16, 8, 5, 5)).astype(np.float32)
+        wd = r.standard_normal((8, 1, 3, 3)).astype(np.float32)
+        wt = r.standard_normal((8, 4, 3, 3)).astype(np.float32)
+        X, W5, WD, WT = (xp.asarray(v) for v in (x, w5, wd, wt))
+        def calls():
+            return [np.asarray(nn.conv2d(X, W5, padding=2)),
+                    np.asarray(nn.conv2d(X, WD, stride=2, padding=1, groups=8)),
+                    np.asarray(nn.conv_transpose2d(X, WT, stride=2))]
+        first = calls()
+        got = list(every)
+        t = time.monotonic()
+        while time.monotonic() - t < 240:
+            calls()
+            if _warm._asked and all(sig in d.overloads for d, sig in _warm._asked):
+                break
+            time.sleep(0.2)
+        n = len(every)
+        later = calls()
+        print(json.dumps({"compiles": got, "later": every[n:],
+                          "asked": sorted(d.py_func.__name__ for d, _ in _warm._asked),
+                          "same": [bool(a.tobytes() == b.tobytes())
+                                   for a, b in zip(first, later)],
+                          "vals": [a.astype(float).tolist() for a in first]}))
+        _warm._proc.kill()
+    """, tmp_path / "cache", {"FLEXARRAY_NUM_THREADS": "2"})
+    assert out["compiles"] == [] and out["later"] == []
+    assert {"_col2im", "_direct", "_im2col"} <= set(out["asked"])
+    assert out["same"] == [True] * 3
+    r = np.random.default_rng(0)
+    x = r.standard_normal((2, 8, 20, 20)).astype(np.float32).astype(float)
+    x[0, 1, 2, 3] = np.inf
+    w5 = r.standard_normal((16, 8, 5, 5)).astype(np.float32).astype(float)
+    wd = r.standard_normal((8, 1, 3, 3)).astype(np.float32).astype(float)
+    wt = r.standard_normal((8, 4, 3, 3)).astype(np.float32).astype(float)
+
+    def corr(x, w, stride, pad, groups):
+        N, C, H, W = x.shape
+        co, cig, kh, kw = w.shape
+        xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+        Ho, Wo = (H + 2 * pad - kh) // stride + 1, (W + 2 * pad - kw) // stride + 1
+        out = np.zeros((N, co, Ho, Wo))
+        cog = co // groups
+        with np.errstate(invalid="ignore"):
+            for o in range(co):
+                gi = o // cog
+                for ky in range(kh):
+                    for kx in range(kw):
+                        win = xp[:, gi * cig:(gi + 1) * cig, ky:ky + stride * Ho:stride,
+                                 kx:kx + stride * Wo:stride]
+                        out[:, o] += np.einsum("nchw,c->nhw", win, w[o, :, ky, kx])
+        return out
+
+    def tconv(x, w, stride):
+        N, C, H, W = x.shape
+        co, kh, kw = w.shape[1], w.shape[2], w.shape[3]
+        out = np.zeros((N, co, (H - 1) * stride + kh, (W - 1) * stride + kw))
+        for ky in range(kh):
+            for kx in range(kw):
+                out[:, :, ky:ky + stride * H:stride, kx:kx + stride * W:stride] += \
+                    np.einsum("nchw,co->nohw", x, w[:, :, ky, kx])
+        return out
+
+    for got, ref in zip(out["vals"], (corr(x, w5, 1, 2, 1), corr(x, wd, 2, 1, 8),
+                                      tconv(x, wt, 2))):
+        got = np.array(got)
+        np.testing.assert_array_equal(np.isfinite(got), np.isfinite(ref))
+        fin = np.isfinite(ref)
+        np.testing.assert_allclose(got[fin], ref[fin], rtol=1e-4, atol=1e-4)
