@@ -51,6 +51,18 @@ CASES = {
         "x = xp.asarray(r.standard_normal((8, 64, 32, 32)).astype(np.float32)); "
         "w = xp.asarray(r.standard_normal((64, 64, 3, 3)).astype(np.float32))",
         "nn.conv2d(x, w, padding=1)", None),
+    "nn.conv2d 5x5 (im2col)": (
+        "x = xp.asarray(r.standard_normal((8, 32, 32, 32)).astype(np.float32)); "
+        "w = xp.asarray(r.standard_normal((64, 32, 5, 5)).astype(np.float32))",
+        "nn.conv2d(x, w, padding=2)", None),
+    "nn.conv2d depthwise 3x3 stride 2": (
+        "x = xp.asarray(r.standard_normal((8, 64, 56, 56)).astype(np.float32)); "
+        "w = xp.asarray(r.standard_normal((64, 1, 3, 3)).astype(np.float32))",
+        "nn.conv2d(x, w, stride=2, padding=1, groups=64)", None),
+    "nn.conv_transpose2d 3x3 stride 2": (
+        "x = xp.asarray(r.standard_normal((8, 64, 16, 16)).astype(np.float32)); "
+        "w = xp.asarray(r.standard_normal((64, 32, 3, 3)).astype(np.float32))",
+        "nn.conv_transpose2d(x, w, stride=2)", None),
     "nn.adaptive_avg_pool2d to 1x1, 16x512x7x7": (
         "x = xp.asarray(r.standard_normal((16, 512, 7, 7)).astype(np.float32))",
         "nn.adaptive_avg_pool2d(x, 1)", None),
