@@ -8,6 +8,10 @@ Chooses (gates in :mod:`.gates`, Copies and gathers):
   kernel launch (the whole copy, or one slab of its leading dims when more than 4 dims
   remain after coalescing: ``strided.launch_size``).
 
+On a first call whose kernel is not in the disk cache the kernel module copies by NumPy
+(an exact stand-in) while the kernel compiles in the background
+(``strided.copy_standin``).
+
 Operands are NumPy arrays the frontend has validated; results are fresh NumPy arrays.
 """
 import numpy as np

@@ -8,6 +8,10 @@ Chooses (gates in :mod:`.gates`, Copies and gathers):
 - else the Numba gather (``flexarray._kernels.copy.gather``) into memory from the result
   pool, on threads from ``gates.GATHER_THREADS_MIN`` moves.
 
+On a first call whose kernel is not in the disk cache the kernel module gathers by NumPy's
+take (an exact stand-in) while the kernel compiles in the background
+(``gather.take_standin``).
+
 Operands are NumPy arrays; results are fresh NumPy arrays.
 """
 import math

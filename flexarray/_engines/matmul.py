@@ -320,7 +320,9 @@ def _int_product(a, b, dt):
       integers at any size (1024^3: ~72 ms vs ~256 ms; no fast 64-bit SIMD multiply);
       equal for int16/int32 at 1024^3, 2x slower for int8.
     - the Numba i-k-j kernel (``_kernels/linalg/matmul.py``) otherwise (~65 ms for int32
-      1024^3, 60x NumPy), on threads from ``gates.INT_MATMUL_THREADS_MIN`` multiply-adds.
+      1024^3, 60x NumPy), on threads from ``gates.INT_MATMUL_THREADS_MIN`` multiply-adds;
+      on a first call whose kernel is not in the disk cache, its exact stand-in (float64
+      BLAS on 16-bit limbs, ``int_matmul_standin``) while it compiles in the background.
     """
     k = a.shape[-1]
     m = a.shape[-2] if a.ndim > 1 else 1

@@ -10,6 +10,10 @@ Chooses (gates in :mod:`.gates`, Elementwise):
   False copies the one side instead (twice as fast);
 - otherwise NumPy's where (the caller's, when :func:`where` returns None).
 
+On a first call whose kernel is not in the disk cache the kernel module selects by NumPy's
+where on the same bits (an exact stand-in) while the kernel compiles in the background
+(``select.where_standin``).
+
 Operands are NumPy arrays (or scalars) the frontend has validated and cast to the result
 dtype; results are fresh NumPy arrays.
 """
