@@ -25,17 +25,19 @@ from flexarray._engines import fusion
 
 @contextlib.contextmanager
 def gate(value):
-    """Fusion's gates set to ``value`` (0: every call fused, reductions too; inf: fusion
-    off)."""
+    """Fusion's gates set to ``value`` (0: every call fused, reductions too, by blocks
+    where there is no generated loop; inf: fusion off)."""
     old, fusion.MIN = fusion.MIN, value
     fast, _elementwise._FAST_MAX = _elementwise._FAST_MAX, min(FAST_MAX, value)
     reduce_min = fusion.gates.FUSION_REDUCE_MIN
     fusion.gates.FUSION_REDUCE_MIN = min(reduce_min, value)
+    blocks, fusion.BLOCKS_MIN = fusion.BLOCKS_MIN, min(fusion.BLOCKS_MIN, value)
     try:
         yield
     finally:
         fusion.MIN, _elementwise._FAST_MAX = old, fast
         fusion.gates.FUSION_REDUCE_MIN = reduce_min
+        fusion.BLOCKS_MIN = blocks
 
 
 @pytest.fixture
@@ -230,11 +232,17 @@ CHAINS = {
 
 
 @pytest.mark.parametrize("name", CHAINS)
-def test_large_chains_give_eager_bits(monkeypatch, data, name):
+@pytest.mark.parametrize("blocks", [False, True])
+def test_large_chains_give_eager_bits(monkeypatch, data, name, blocks):
+    """At the default gate, by the generated loops (and call by call where a chain has
+    none) or, ``blocks``, by the blocked executor."""
     args = [xp.asarray(v, copy=True) for v in data]
     with gate(math.inf):
         eager = CHAINS[name](*args)
     monkeypatch.setattr(fusion.gates, "FUSION_REDUCE_MIN", 0)  # (reductions in the pass)
+    if blocks:
+        monkeypatch.setattr(fusion.gates, "FUSION_KERNEL_MIN", 1 << 60)
+        monkeypatch.setattr(fusion, "BLOCKS_MIN", 0)
     with gate(fusion.gates.FUSION_MIN):
         fused = CHAINS[name](*args)
     same(eager, fused)

@@ -41,9 +41,10 @@ import numpy as np
 from .. import _memory, _threads
 from .._fp import fp_quiet
 from . import gates
+from . import elementwise as _elementwise
 from .reductions import _numpy_tree_holds, _tree_combine, _tree_leaves
 
-__all__ = ["MIN", "FUSIBLE", "Node", "c_like", "evaluate", "fusible", "is_flat",
+__all__ = ["BLOCKS_MIN", "MIN", "FUSIBLE", "Node", "c_like", "evaluate", "fusible", "is_flat",
            "reduce_all", "reduce_rows", "where_into"]
 
 #: elements from which an elementwise call waits to be fused: ``gates.FUSION_MIN``;
@@ -51,6 +52,10 @@ __all__ = ["MIN", "FUSIBLE", "Node", "c_like", "evaluate", "fusible", "is_flat",
 #: (0: every call, as the tests run it)
 MIN = (math.inf if os.environ.get("FLEXARRAY_FUSION", "1") == "0" else
        int(os.environ.get("FLEXARRAY_FUSION_MIN", gates.FUSION_MIN)))
+#: elements from which blocks compute a chain whose generated loop is not there (yet):
+#: ``gates.FUSION_BLOCKS_MIN``; 0 where ``FLEXARRAY_FUSION_MIN`` lowers fusion's gate (the
+#: tests: every executor at every size)
+BLOCKS_MIN = gates.FUSION_BLOCKS_MIN if MIN >= gates.FUSION_MIN else 0
 
 #: the elementwise operations a chain may hold: each rounds every element once as IEEE
 #: arithmetic defines it (or is exact), so the blocks' values are the whole call's
@@ -172,7 +177,8 @@ class _Program:
                 arr = _leaf(a)
                 if flat:
                     return (1, arr.reshape(-1)) if arr.size > 1 else (0, arr.reshape(-1))
-                return (1, arr) if arr.ndim == len(shape) and arr.shape[0] == n0 > 1 else (0, arr)
+                cut = shape and arr.ndim == len(shape) and arr.shape[0] == n0 > 1
+                return (1, arr) if cut else (0, arr)
             return (0, a)
 
         def visit(node, func, args):
@@ -248,20 +254,26 @@ def _blocks(prog):
 # --- evaluation -------------------------------------------------------------------------------
 
 def evaluate(root: Node) -> np.ndarray:
-    """The values of ``root``'s chain as a fresh C-ordered NumPy array."""
-    out = _memory.empty(root.shape, root.dtype)
-    if out.size == 0:
-        return out
+    """The values of ``root``'s chain as a fresh NumPy array: by its generated loop, by
+    blocks from :data:`BLOCKS_MIN` elements, else call by call as eagerly
+    (:func:`_replay`: below that size the blocks, on one thread, lose to the eager calls
+    on the pool's threads)."""
+    n = math.prod(root.shape)
     prog = _Program(root)
-    target = out.reshape(-1) if prog.flat else out
     loops = _loops(prog)
     if loops is not None:
         mod, inputs = loops
+        out = _memory.empty(root.shape, root.dtype)
+        target = out.reshape(-1) if prog.flat else out
         args = (target,) + inputs
         if _kernels_ready(mod.fill, args + (0, prog.total)):  # (elements, or rows)
             _threads.run_split(mod.fill, args, prog.total, _threads.threads_for(
                 out.nbytes, gates.ELEMENTWISE_THREADS_MIN_BYTES), pieces_per_thread=4)
             return out
+    if n < BLOCKS_MIN:
+        return _replay(root)
+    out = _memory.empty(root.shape, root.dtype)
+    target = out.reshape(-1) if prog.flat else out
     bounds = _blocks(prog)
 
     def body(i, regs):
@@ -270,6 +282,18 @@ def evaluate(root: Node) -> np.ndarray:
 
     _run_blocks(prog, bounds, body)
     return out
+
+
+def _replay(root) -> np.ndarray:
+    """The chain computed call by call, each step as its eager call computes it
+    (``elementwise.ufunc``: the pool's threads, recycled memory, NumPy's order "K"), from
+    the leaves in their own layouts."""
+    prog = _Program(root, flat=False)  # (its operands whole, in their shapes)
+    regs = {}
+    for (func, ops, dst), node in zip(prog.steps, prog.nodes):
+        regs[dst] = _elementwise.ufunc(func, tuple(regs[x] if k == 2 else x for k, x in ops),
+                                       None, node.name)
+    return np.asarray(regs[-1])
 
 
 #: reductions over every axis the fused path computes: op -> (ufunc, combine)
@@ -312,8 +336,10 @@ def reduce_all(op: str, root: Node, acc):
                 _threads.run_split(mod.sums, args, len(leaves), _threads.threads_for(
                     n * 8, gates.ELEMENTWISE_THREADS_MIN_BYTES), pieces_per_thread=4)
                 return _tree_combine(list(parts), leaves)
+        if n < BLOCKS_MIN:
+            return None  # (no loop yet: the chain call by call, then NumPy's reduce)
         return _tree_combine(_block_reductions(prog, leaves, f.reduce), leaves)
-    if op != "sum" and dt.kind not in "biuf":
+    if op != "sum" and dt.kind not in "biuf" or n < BLOCKS_MIN:
         return None
     parts = _block_reductions(prog, _blocks(prog), lambda v: f.reduce(
         v, dtype=acc if op == "sum" else None))

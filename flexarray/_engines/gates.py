@@ -317,6 +317,9 @@ FUSION_BLOCK = 1 << 14  # elements per block: the chain's scratch stays in L2
 FUSION_MAX_OPS = 16  # operations in one chain; a longer one computes its first part
 # 2*a + 3*b, 1M float64: blocks 1.98 ms, generated loop 0.74 ms, fusion off 1.00 ms
 FUSION_KERNEL_MIN = 1 << 16  # elements from which a chain runs as a generated Numba loop
+# 2*a + 3*b, float64: blocks 1.98x fusion off's time at 1M (one thread against the eager
+# calls' two), 0.72x at 10M
+FUSION_BLOCKS_MIN = 1 << 22  # elements from which blocks compute a chain without its loop
 # blocks on two threads: 2.4x slower at 1M (each block's few microseconds of Python wait
 # for the GIL), level at 10M
 FUSION_THREADS_MIN_BYTES = None  # blocks on the pool's threads from this much output
