@@ -259,6 +259,8 @@ def evaluate(root: Node) -> np.ndarray:
     (:func:`_replay`: below that size the blocks, on one thread, lose to the eager calls
     on the pool's threads)."""
     n = math.prod(root.shape)
+    if n == 0:
+        return _memory.empty(root.shape, root.dtype)
     prog = _Program(root)
     loops = _loops(prog)
     if loops is not None:
@@ -291,8 +293,8 @@ def _replay(root) -> np.ndarray:
     prog = _Program(root, flat=False)  # (its operands whole, in their shapes)
     regs = {}
     for (func, ops, dst), node in zip(prog.steps, prog.nodes):
-        regs[dst] = _elementwise.ufunc(func, tuple(regs[x] if k == 2 else x for k, x in ops),
-                                       None, node.name)
+        regs[dst] = np.asarray(_elementwise.ufunc(  # (a 0-d result as the eager call's,
+            func, tuple(regs[x] if k == 2 else x for k, x in ops), None, node.name))  # array)
     return np.asarray(regs[-1])
 
 
@@ -315,7 +317,7 @@ def reduce_all(op: str, root: Node, acc):
     """
     dt = root.dtype
     n = math.prod(root.shape)
-    if n < gates.FUSION_REDUCE_MIN or not root.flat:
+    if n == 0 or n < gates.FUSION_REDUCE_MIN or not root.flat:
         return None
     f = _REDUCE[op]
     prog = _Program(root)
@@ -359,7 +361,7 @@ def reduce_rows(root: Node, acc):
     pool's threads: each column's order is its own); None where there is none, or not
     compiled yet (the eager passes are then as fast as blocks of rows would be)."""
     dt, shape = root.dtype, root.shape
-    if dt != acc or dt.kind != "f" or len(shape) != 2 or shape[0] < 2 or \
+    if dt != acc or dt.kind != "f" or len(shape) != 2 or shape[0] < 2 or 0 in shape or \
             math.prod(shape) < gates.FUSION_REDUCE_MIN:
         return None
     prog = _Program(root, flat=False)
