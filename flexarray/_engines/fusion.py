@@ -473,8 +473,7 @@ def _loops(prog):
             return None
         steps.append((name, refs, dst))
     key = (tuple((n, tuple(r), d) for n, r, d in steps), tuple(kinds),
-           tuple(str(getattr(x, "dtype", "")) for x in inputs), str(prog.root_dtype),
-           prog.flat)
+           tuple(getattr(x, "dtype", None) for x in inputs), prog.root_dtype, prog.flat)
     from .._kernels import fusion as loops
     text = _loop_cache.get(key)
     if text is None:
