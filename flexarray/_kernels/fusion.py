@@ -14,6 +14,7 @@ calls run on the blocked executor while the background process compiles it.
 import hashlib
 import importlib
 import os
+import threading
 
 import numpy as np
 
@@ -167,21 +168,36 @@ def source(steps, operands, result_type, rows=False):
 
 
 _modules = {}
+_lock = threading.Lock()
+
+
+def _fresh_lock():  # (a forked child's copy may be held by a thread it does not have)
+    global _lock
+    _lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_fresh_lock)
 
 
 def module(text):
     """The module of a chain's source ``text``: written into the cache directory once
-    (atomically: other processes may write the same file), then imported."""
+    (atomically: other processes may write the same file), then imported (one thread at a
+    time: a chain met on several threads at once is written once)."""
     digest = hashlib.sha1(text.encode()).hexdigest()[:20]
     m = _modules.get(digest)
     if m is None:
-        name = f"c_{digest}"
-        path = os.path.join(DIR, name + ".py")
-        if not os.path.exists(path):
-            os.makedirs(DIR, exist_ok=True)
-            tmp = f"{path}.{os.getpid()}.tmp"
-            with open(tmp, "w") as f:
-                f.write(text)
-            os.replace(tmp, path)
-        m = _modules[digest] = importlib.import_module(f"flexarray._kernels.chains.{name}")
+        with _lock:
+            m = _modules.get(digest)
+            if m is None:
+                name = f"c_{digest}"
+                path = os.path.join(DIR, name + ".py")
+                if not os.path.exists(path):
+                    os.makedirs(DIR, exist_ok=True)
+                    tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+                    with open(tmp, "w") as f:
+                        f.write(text)
+                    os.replace(tmp, path)
+                m = _modules[digest] = importlib.import_module(
+                    f"flexarray._kernels.chains.{name}")
     return m
