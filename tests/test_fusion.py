@@ -197,7 +197,8 @@ def _against_numpy(inputs, steps):
 
 # --- chains large enough for the default gate, and their reductions -------------------------
 
-N = 3 * fusion.gates.FUSION_MIN + 17  # several blocks and an uneven last one
+GATE = 1 << 18  # fusion's gate in these tests (the default is larger: gates.FUSION_MIN)
+N = 3 * GATE + 17  # several blocks and an uneven last one
 
 
 @pytest.fixture(scope="module")
@@ -247,17 +248,19 @@ def test_large_chains_give_eager_bits(monkeypatch, data, name, blocks):
     if blocks:
         monkeypatch.setattr(fusion.gates, "FUSION_KERNEL_MIN", 1 << 60)
         monkeypatch.setattr(fusion, "BLOCKS_MIN", 0)
-    with gate(fusion.gates.FUSION_MIN):
+    with gate(GATE):
         fused = CHAINS[name](*args)
     same(eager, fused)
 
 
-def test_large_chains_fuse_at_the_default_gate(data):
+def test_large_chains_fuse_at_the_gate(data):
     a, b = (xp.asarray(v, copy=True) for v in data[:2])
-    r = (a - b) * 2
+    with gate(GATE):
+        r = (a - b) * 2
+        small = xp.asarray(np.ones(10))
+        assert type(small * 2) is xp.Array
     assert type(r) is Deferred and r.shape == (N,) and r.dtype == xp.float64
-    small = xp.asarray(np.ones(10))
-    assert type(small * 2) is xp.Array
+    assert type((a - b) * 2) is xp.Array  # (below the default gate: at once)
 
 
 def test_a_sum_of_a_chain_reads_no_intermediate(monkeypatch, data):
@@ -266,7 +269,8 @@ def test_a_sum_of_a_chain_reads_no_intermediate(monkeypatch, data):
     calls = []
     monkeypatch.setattr(fusion.gates, "FUSION_REDUCE_MIN", 0)
     monkeypatch.setattr(fusion, "evaluate", lambda node: calls.append(node))
-    s = xp.sum((a - b) ** 2)
+    with gate(GATE):
+        s = xp.sum((a - b) ** 2)
     assert calls == []
     assert float(s) == float(np.sum((data[0] - data[1]) ** 2))
 
