@@ -31,6 +31,28 @@ class Rec(event.Listener):
     def on_end(self, ev):
         pass
 event.register("numba:compile", Rec())
+
+def record_every():  # the compiles from now on, on every thread of the process
+    every = []
+    class All(event.Listener):
+        def on_start(self, ev):
+            every.append(ev.data["dispatcher"].py_func.__qualname__)
+        def on_end(self, ev):
+            pass
+    event.register("numba:compile", All())
+    return every
+
+def until_compiled(calls, also=lambda: True):
+    # calls() until the background process has compiled every kernel this process asked
+    # for (and also()), at most 240 s: the last result
+    from flexarray._kernels import _warm
+    t = time.monotonic()
+    while True:
+        r = calls()
+        if (_warm._asked and all(sig in d.overloads for d, sig in _warm._asked) and also()
+                or time.monotonic() - t >= 240):
+            return r
+        time.sleep(0.2)
 """
 
 
@@ -70,12 +92,7 @@ def test_first_calls_do_not_compile_on_the_callers_thread(tmp_path):
         # the background process compiles the kernels meanwhile: once all are in the
         # cache, the same calls load them (a compile here: a signature ready() got wrong)
         from flexarray._kernels import _warm
-        t = time.monotonic()
-        while time.monotonic() - t < 240:
-            again = calls()
-            if _warm._asked and all(sig in d.overloads for d, sig in _warm._asked):
-                break
-            time.sleep(0.2)
+        again = until_compiled(calls)
         n = len(compiles)
         later = calls()
         print(json.dumps({"first": first, "res": res, "later": later, "again": again,
@@ -411,13 +428,7 @@ def test_more_first_calls_do_not_compile_in_the_process(tmp_path):
         import flexarray as xp
         from flexarray import nn
         from flexarray._kernels import _warm
-        every = []
-        class All(event.Listener):
-            def on_start(self, ev):
-                every.append(ev.data["dispatcher"].py_func.__qualname__)
-            def on_end(self, ev):
-                pass
-        event.register("numba:compile", All())
+        every = record_every()
         r = np.random.default_rng(0)
         x = r.standard_normal((2, 64, 12, 12)).astype(np.float32)
         w = r.standard_normal((64, 64, 3, 3)).astype(np.float32)
@@ -433,13 +444,7 @@ def test_more_first_calls_do_not_compile_in_the_process(tmp_path):
         first = calls()
         got = list(every)
         from flexarray import _threads
-        t = time.monotonic()
-        while time.monotonic() - t < 240:
-            calls()
-            if (_warm._asked and all(sig in d.overloads for d, sig in _warm._asked)
-                    and _threads._pool.polls):
-                break
-            time.sleep(0.2)
+        until_compiled(calls, lambda: _threads._pool.polls)
         later = calls()
         print(json.dumps({"compiles": got, "later": every[len(got):],
                           "asked": sorted(d.py_func.__name__ for d, _ in _warm._asked),
@@ -689,13 +694,7 @@ def test_fft_first_call_does_not_compile(tmp_path):
     out = _run("""
         import flexarray as xp
         from flexarray._kernels import _warm
-        every = []
-        class All(event.Listener):
-            def on_start(self, ev):
-                every.append(ev.data["dispatcher"].py_func.__qualname__)
-            def on_end(self, ev):
-                pass
-        event.register("numba:compile", All())
+        every = record_every()
         x = np.random.default_rng(0).standard_normal((8, 4096)).astype(np.float32)
         y = xp.fft.rfft(xp.asarray(x))
         z = xp.fft.irfft(y)
@@ -728,12 +727,7 @@ def test_reduction_first_calls_do_not_compile(tmp_path):
                                             xp.sum(H[::3]))]
         first = calls()
         got = list(compiles)
-        t = time.monotonic()
-        while time.monotonic() - t < 240:
-            calls()
-            if _warm._asked and all(sig in d.overloads for d, sig in _warm._asked):
-                break
-            time.sleep(0.2)
+        until_compiled(calls)
         n0 = len(compiles)
         later = calls()
         print(json.dumps({"compiles": got, "later": compiles[n0:],
@@ -770,13 +764,7 @@ def test_copy_gather_select_int_matmul_first_calls_do_not_compile(tmp_path):
     out = _run("""
         import flexarray as xp
         from flexarray._kernels import _warm
-        every = []
-        class All(event.Listener):
-            def on_start(self, ev):
-                every.append(ev.data["dispatcher"].py_func.__qualname__)
-            def on_end(self, ev):
-                pass
-        event.register("numba:compile", All())
+        every = record_every()
         r = np.random.default_rng(0)
         f = r.standard_normal((600, 700)).astype(np.float32); f[3, 4] = np.nan
         z = (r.standard_normal((300, 400)) + 1j * r.standard_normal((300, 400)))
@@ -795,12 +783,7 @@ def test_copy_gather_select_int_matmul_first_calls_do_not_compile(tmp_path):
                     np.asarray(M8 @ M8.T), np.asarray(M32.T @ M32)]
         first = calls()
         got = list(every)
-        t = time.monotonic()
-        while time.monotonic() - t < 240:
-            calls()
-            if _warm._asked and all(sig in d.overloads for d, sig in _warm._asked):
-                break
-            time.sleep(0.2)
+        until_compiled(calls)
         n = len(every)
         later = calls()
         print(json.dumps({"compiles": got, "later": every[n:],
@@ -839,13 +822,7 @@ def test_other_convolutions_first_calls_do_not_compile(tmp_path):
         import flexarray as xp
         from flexarray import nn
         from flexarray._kernels import _warm
-        every = []
-        class All(event.Listener):
-            def on_start(self, ev):
-                every.append(ev.data["dispatcher"].py_func.__qualname__)
-            def on_end(self, ev):
-                pass
-        event.register("numba:compile", All())
+        every = record_every()
         r = np.random.default_rng(0)
         x = r.standard_normal((2, 8, 20, 20)).astype(np.float32); x[0, 1, 2, 3] = np.inf
         w5 = r.standard_normal((16, 8, 5, 5)).astype(np.float32)
@@ -858,12 +835,7 @@ def test_other_convolutions_first_calls_do_not_compile(tmp_path):
                     np.asarray(nn.conv_transpose2d(X, WT, stride=2))]
         first = calls()
         got = list(every)
-        t = time.monotonic()
-        while time.monotonic() - t < 240:
-            calls()
-            if _warm._asked and all(sig in d.overloads for d, sig in _warm._asked):
-                break
-            time.sleep(0.2)
+        until_compiled(calls)
         n = len(every)
         later = calls()
         print(json.dumps({"compiles": got, "later": every[n:],
