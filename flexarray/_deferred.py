@@ -177,22 +177,19 @@ def defer(name, func, xs):
     write in progress, views that flexarray does not know)."""
     if name not in _fusion.FUSIBLE:
         return None
-    shapes, ops = [], 1
-    for x in xs:
-        if isinstance(x, Array):
-            node = pending(x)
-            shapes.append(node.shape if node is not None else x._arr.shape)
+    nodes = [pending(x) for x in xs]
+    shapes = [n.shape if n is not None else x._arr.shape
+              for x, n in zip(xs, nodes) if isinstance(x, Array)]
     try:
         shape = _broadcast_shape(shapes) if shapes else ()
     except ValueError:
         return None  # (the eager call names the shapes)
     if math.prod(shape) < _fusion.MIN:
         return None
-    operands = []  # (operand, its node, its NumPy array) in order
-    for x in xs:
-        node = a = None
+    operands, ops = [], 1  # (operand, its node, its NumPy array) in order
+    for x, node in zip(xs, nodes):
+        a = None
         if isinstance(x, Array):
-            node = pending(x)
             if node is not None and (node.shape != shape or
                                      ops + node.ops > _fusion.gates.FUSION_MAX_OPS):
                 settle(x)  # (a broadcast operand, or a chain at its length: computed now)
