@@ -329,6 +329,31 @@ def test_a_dropped_result_is_never_computed(monkeypatch, every_call_fused):
     assert len(calls) == 1
 
 
+
+@pytest.mark.parametrize("read", ["values", "sum", "dropped"])
+def test_chains_are_freed_without_the_cycle_collector(every_call_fused, read):
+    """A chain's nodes, and with them the snapshots of its inputs (whole blocks of memory),
+    go when the last array that uses them goes, by reference counting alone: a reference
+    cycle would keep them until the cyclic collector runs, and large blocks would pile up
+    meanwhile."""
+    import gc
+    import weakref
+    a = xp.arange(3000.0)
+    gc.collect()
+    gc.disable()
+    try:
+        t = a * 2
+        d = (t + 1) * (a - 3)
+        nodes = [weakref.ref(_deferred.pending(x)) for x in (t, d)]
+        if read == "values":
+            np.asarray(d)
+        elif read == "sum":
+            float(xp.sum(d))
+        del t, d
+        assert [r() for r in nodes] == [None, None]
+    finally:
+        gc.enable()
+
 EXPORTS = {
     "asarray": lambda d: np.asarray(d),
     "array copy": lambda d: np.array(d, copy=True),

@@ -142,6 +142,42 @@ def _leaf(a) -> np.ndarray:
 
 # --- the blocks -------------------------------------------------------------------------------
 
+class _Walk:
+    """The pending nodes of a tree, operands before users (``order``), each with its
+    function and operands as :class:`_Program` reads them (``resolved``), and how many
+    times each is used (``uses``). (Methods, not nested functions calling each other:
+    those would make a reference cycle that keeps the nodes and their operands' memory
+    until the cyclic garbage collector runs.)"""
+
+    def __init__(self, shape, flat):
+        self.shape, self.flat = shape, flat
+        self.n0 = shape[0] if shape else 1
+        self.resolved, self.order, self.uses = {}, [], {}
+
+    def operand(self, a):
+        if type(a) is Node:
+            args = a.args  # (first: a node's value is set before its operands go)
+            if a.value is None:
+                self.uses[id(a)] = self.uses.get(id(a), 0) + 1
+                if id(a) not in self.resolved:
+                    self.resolved[id(a)] = None
+                    self.visit(a, a.func, args)
+                return a
+            a = a.value  # computed: its values are a leaf
+        if type(a) is np.ndarray or hasattr(a, "_arr"):
+            arr = _leaf(a)
+            if self.flat:
+                return (1, arr.reshape(-1)) if arr.size > 1 else (0, arr.reshape(-1))
+            shape = self.shape
+            cut = shape and arr.ndim == len(shape) and arr.shape[0] == self.n0 > 1
+            return (1, arr) if cut else (0, arr)
+        return (0, a)
+
+    def visit(self, node, func, args):
+        self.resolved[id(node)] = (func, [self.operand(a) for a in args])
+        self.order.append(node)
+
+
 class _Program:
     """A tree compiled for its blocks: each pending node once, operands before users, as
     ``(func, operands, register)``. An operand is ``(0, x)``: ``x`` passed as it is (a
@@ -156,40 +192,17 @@ class _Program:
         self.shape = shape = root.shape
         self.flat = flat = root.flat if flat is None else flat
         self.root_dtype = root.dtype
-        n0 = shape[0] if shape else 1
         self.row = 1 if flat else math.prod(shape[1:])
-        self.total = math.prod(shape) if flat else n0
+        self.total = math.prod(shape) if flat else (shape[0] if shape else 1)
         self.step = max(1, gates.FUSION_BLOCK // max(self.row, 1))  # items per block
         self.block = (self.step,) if flat else (self.step,) + tuple(shape[1:])
-        resolved, order, uses = {}, [], {}
-
-        def operand(a):
-            if type(a) is Node:
-                args = a.args  # (first: a node's value is set before its operands go)
-                if a.value is None:
-                    uses[id(a)] = uses.get(id(a), 0) + 1
-                    if id(a) not in resolved:
-                        resolved[id(a)] = None
-                        visit(a, a.func, args)
-                    return a
-                a = a.value  # computed: its values are a leaf
-            if type(a) is np.ndarray or hasattr(a, "_arr"):
-                arr = _leaf(a)
-                if flat:
-                    return (1, arr.reshape(-1)) if arr.size > 1 else (0, arr.reshape(-1))
-                cut = shape and arr.ndim == len(shape) and arr.shape[0] == n0 > 1
-                return (1, arr) if cut else (0, arr)
-            return (0, a)
-
-        def visit(node, func, args):
-            resolved[id(node)] = (func, [operand(a) for a in args])
-            order.append(node)
-
-        args = root.args
+        walk = _Walk(shape, flat)
+        args = root.args  # (first, as in _Walk.operand)
         if root.value is not None:  # (computed meanwhile by another thread: its values)
-            visit(root, np.positive, (root.value,))
+            walk.visit(root, np.positive, (root.value,))
         else:
-            visit(root, root.func, args)
+            walk.visit(root, root.func, args)
+        resolved, order, uses = walk.resolved, walk.order, walk.uses
         self.dtypes = []  # of each register
         self.nodes = []   # each step's node
         free, reg, self.steps = {}, {}, []
