@@ -21,7 +21,7 @@ from ._engines import fusion as _fusion
 from ._engines.elementwise import _broadcast_shape
 from ._fp import fp_quiet
 
-__all__ = ["Deferred", "defer", "defer_where", "deferred", "fusion_operands", "hold",
+__all__ = ["Deferred", "adopt", "defer", "defer_where", "deferred", "fusion_operands", "hold",
            "pending", "settle", "settled"]
 
 _ARR = Array.__dict__["_arr"]  # the slot itself (Deferred's property stands in front of it)
@@ -68,6 +68,17 @@ def deferred(node) -> Deferred:
     d._buf = Buffer()
     d._dtype = _BY_NP[node.dtype]
     return d
+
+
+def adopt(x, node, r) -> bool:
+    """Deferred ``x``, pending with ``node``, stands for the values of Deferred ``r`` from
+    now on (an in-place operation fused: ``r`` is ``x <op> y``); False where another
+    thread computed ``x`` meanwhile (under the node's lock, as :func:`settle`)."""
+    with node.lock:
+        if _ARR.__get__(x) is not node:
+            return False
+        _ARR.__set__(x, _ARR.__get__(r))
+    return True
 
 
 def pending(x):

@@ -19,7 +19,7 @@ from . import _dtypes as _dt
 from . import _array, _special
 from ._array import Array, copy_of, wrap
 from ._buffer import is_private
-from ._deferred import Deferred, defer, fusion_operands, settle
+from ._deferred import Deferred, adopt, defer, fusion_operands, pending, settle
 from ._engines import fusion as _fusion
 from ._engines import gates
 from ._engines.elementwise import FAST_MAX
@@ -277,6 +277,8 @@ _INPLACE_RUN = {name: fp_quiet_numpy_caller(func, 2, into_first=True)
 def apply_inplace(name, x, other):
     """``x <op>= other``: written into x's memory (seen by its views), dtype unchanged."""
     func, cat, result = BINARY[name]
+    if type(x) is Deferred and _defer_inplace(name, func, cat, x, other):
+        return
     if x._dtype in _INPLACE_FAST[name] and x._arr.size < _FAST_MAX:
         # fast path (~3 us less): a small float x with a Python float (or an int a float
         # holds exactly) or an array of its dtype that broadcasts to it, NumPy's ufunc
@@ -316,6 +318,31 @@ def apply_inplace(name, x, other):
     if x._rewritten(lambda out: _compute(name, func, (a1, a2), dt, out=out)):
         return  # the family's move: the result went straight to its new memory
     x._write(_compute_into, name, func, other if type(other) is Array else a2, dt)
+
+
+def _defer_inplace(name, func, cat, x, other) -> bool:
+    """``x <op>= other`` for a deferred ``x`` whose values are not computed yet, as the
+    deferred ``x <op> other`` that ``x`` then stands for (no view of a pending array
+    exists: any look at its memory computes it first; nodes made on its old values keep
+    them), when that result has x's shape and dtype and fuses; False otherwise (the eager
+    write below computes x first, and names any error)."""
+    node = pending(x)
+    if node is None or not (isinstance(other, Array) or type(other) in _SCALARS):
+        return False
+    ops = fusion_operands(name, x, other)
+    if ops is None or ops[2] is not x._dtype or ops[2] not in _dt.CATEGORIES[cat]:
+        return False
+    if isinstance(other, Array):
+        shape = other.shape
+        if shape != node.shape and not _fits(shape, node.shape):
+            return False
+    r = defer(name, func, ops[:2])
+    if r is None or r._dtype is not x._dtype or r.shape != node.shape:
+        return False
+    return adopt(x, node, r)
+
+
+_SCALARS = (bool, int, float)
 
 
 def _run_with(out, run, other):

@@ -270,11 +270,13 @@ def evaluate(root: Node) -> np.ndarray:
     """The values of ``root``'s chain as a fresh NumPy array: by its generated loop, by
     blocks from :data:`BLOCKS_MIN` elements, else call by call as eagerly
     (:func:`_replay`: below that size the blocks, on one thread, lose to the eager calls
-    on the pool's threads)."""
+    on the pool's threads; and a chain of one operation)."""
     n = math.prod(root.shape)
     if n == 0:
         return _memory.empty(root.shape, root.dtype)
     prog = _Program(root)
+    if len(prog.steps) == 1:
+        return _replay(root)  # (one operation: nothing to fuse, the eager call is best)
     loops = _loops(prog)
     if loops is not None:
         mod, inputs = loops
@@ -323,10 +325,12 @@ def reduce_all(op: str, root: Node, acc):
     fused pass): the caller computes the values and reduces them.
 
     - a float or complex sum in its own dtype: NumPy's pairwise tree, cut at its nodes
-      (flat layouts, where NumPy's order is memory order);
+      (flat layouts, where NumPy's order is memory order); by the generated loop, a NaN
+      result is left to the eager sum (its sign and payload are NumPy's loop's);
     - an integer or bool sum: exact in any order;
-    - max and min of integers: exact in any order; of floats, the blocks' extrema unless
-      the result is a zero or a NaN (whose sign and payload NumPy's loop decides: None).
+    - max and min of integers: exact in any order; of floats, the blocks' extrema (by the
+      generated loop's ``extrema`` once compiled) unless the result is a zero or a NaN
+      (whose sign and payload NumPy's loop decides: None).
     """
     dt = root.dtype
     n = math.prod(root.shape)
@@ -346,14 +350,28 @@ def reduce_all(op: str, root: Node, acc):
             starts = np.array([lo for lo, _, _ in leaves], np.int64)
             sizes = np.array([hi - lo for lo, hi, _ in leaves], np.int64)
             parts = np.empty(len(leaves))
-            args = inputs + (starts, sizes, parts, int(sizes.max()))
+            args = inputs + (starts, sizes, parts)
             if _kernels_ready(mod.sums, args + (0, len(leaves))):
                 _threads.run_split(mod.sums, args, len(leaves), _threads.threads_for(
                     n * 8, gates.ELEMENTWISE_THREADS_MIN_BYTES), pieces_per_thread=4)
-                return _tree_combine(list(parts), leaves)
+                r = _tree_combine(list(parts), leaves)
+                # (a NaN: which one an addition of two returns is the machine code's
+                # choice of operand order, the vector lanes' here: the eager sum's own)
+                return r if r == r else None
         if n < BLOCKS_MIN:
             return None  # (no loop yet: the chain call by call, then NumPy's reduce)
         return _tree_combine(_block_reductions(prog, leaves, f.reduce), leaves)
+    if op != "sum" and dt in (_F4, _F8) and (loops := _loops(prog)) is not None:
+        mod, inputs = loops
+        bounds = _blocks(prog)
+        highs, lows = np.empty(len(bounds), dt), np.empty(len(bounds), dt)
+        args = inputs + (np.array([lo for lo, _ in bounds], np.int64),
+                         np.array([hi - lo for lo, hi in bounds], np.int64), highs, lows)
+        if _kernels_ready(mod.extrema, args + (0, len(bounds))):
+            _threads.run_split(mod.extrema, args, len(bounds), _threads.threads_for(
+                n * dt.itemsize, gates.ELEMENTWISE_THREADS_MIN_BYTES), pieces_per_thread=4)
+            r = f.reduce(highs if op == "max" else lows)
+            return r if r != 0 and r == r else None  # (see below)
     if op != "sum" and dt.kind not in "biuf" or n < BLOCKS_MIN:
         return None
     parts = _block_reductions(prog, _blocks(prog), lambda v: f.reduce(

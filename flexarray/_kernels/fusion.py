@@ -4,8 +4,10 @@ A chain (``flexarray._engines.fusion``: its steps over registers, on flat runs o
 of float64/float32 arithmetic, comparisons and selections becomes the source of a module
 (:func:`source`), written once into the kernels' cache directory and imported as
 ``flexarray._kernels.chains.c_<digest>`` (:func:`module`): a ``fill`` kernel that writes
-the chain's values, and for float64 chains a ``sums`` kernel that adds them along
-NumPy's pairwise summation tree (:func:`pairwise_sum`). Every step is one IEEE operation
+the chain's values, for float64 chains a ``sums`` kernel that adds them along
+NumPy's pairwise summation tree (computed 128 at a time in the cache, added by
+:func:`pairwise_leaf`), and an ``extrema`` kernel (the largest and smallest values of
+runs). Every step is one IEEE operation
 of the eager call's dtype (no contraction to FMA: ``fastmath`` off), so each element gets
 the eager call's bits. The kernels are serial and ``nogil``: the engine splits the work
 over the pool's threads and asks ``flexarray._kernels.ready`` first, so a chain's first
@@ -16,72 +18,72 @@ import importlib
 import os
 import threading
 
-import numpy as np
-
 from . import kernel
+from ._intrinsics import stack_array
 from .chains import DIR
 
-__all__ = ["TEMPLATES", "module", "pairwise_sum", "source"]
+__all__ = ["TEMPLATES", "module", "pairwise_leaf", "source"]
 
 
 @kernel
-def _pairwise_leaf(a):
-    """NumPy's ``pairwise_sum`` of ``a`` of at most 128 elements (its exact order)."""
+def pairwise_leaf(a):
+    """NumPy's ``pairwise_sum`` of ``a`` of at most 128 elements (its exact order): eight
+    lanes, lane ``j`` adding ``a[j], a[j + 8], ...`` in turn (on the stack: one vector
+    register), folded ``((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))``, then the tail."""
     n = a.shape[0]
     if n < 8:
         res = 0.0
         for i in range(n):
             res += a[i]
         return res
-    r0, r1, r2, r3, r4, r5, r6, r7 = a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]
+    r = stack_array(8, a[0])
+    for j in range(8):
+        r[j] = a[j]
     m = n - n % 8
     for i in range(8, m, 8):
-        r0 += a[i]
-        r1 += a[i + 1]
-        r2 += a[i + 2]
-        r3 += a[i + 3]
-        r4 += a[i + 4]
-        r5 += a[i + 5]
-        r6 += a[i + 6]
-        r7 += a[i + 7]
-    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        for j in range(8):
+            r[j] += a[i + j]
+    res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
     for i in range(m, n):
         res += a[i]
     return res
 
 
-@kernel
-def pairwise_sum(a, n):
-    """NumPy's pairwise sum of float64 ``a[:n]`` (``np.add.reduce``'s order and bits): runs
-    of more than 128 split at half their length rounded down to a multiple of 8, the
-    halves' sums added; the recursion unrolled over an explicit stack."""
-    if n <= 128:
-        return _pairwise_leaf(a[:n])
+# The generated ``sums``: for each leaf ``[b, b + n)`` of the engine's cut of NumPy's
+# summation tree, NumPy's pairwise recursion over it (runs of more than 128 split at half their length
+# rounded down to a multiple of 8, the halves' sums added; unrolled over an explicit
+# stack), each run
+# of at most 128 elements computed into ``buf`` (in L1) and added by ``pairwise_leaf``:
+# the chain's values never leave the cache.
+_TREE_WALK = """\
+    buf = np.empty(128)
     lo_s = np.empty(64, np.int64)
     n_s = np.empty(64, np.int64)
     d_s = np.empty(64, np.int64)
     v_s = np.empty(64, np.float64)
     vd_s = np.empty(64, np.int64)
-    lo_s[0], n_s[0], d_s[0] = 0, n, 0
-    nt, nv = 1, 0
-    while nt:
-        nt -= 1
-        lo, m, d = lo_s[nt], n_s[nt], d_s[nt]
-        if m > 128:
-            h = m // 2
-            h -= h % 8
-            lo_s[nt], n_s[nt], d_s[nt] = lo + h, m - h, d + 1   # the right half, after
-            lo_s[nt + 1], n_s[nt + 1], d_s[nt + 1] = lo, h, d + 1  # the left half, first
-            nt += 2
-        else:
-            v = _pairwise_leaf(a[lo:lo + m])
-            while nv and vd_s[nv - 1] == d:  # its left sibling is done: add them
-                nv -= 1
-                v = v_s[nv] + v
-                d -= 1
-            v_s[nv], vd_s[nv] = v, d
-            nv += 1
-    return v_s[0]
+    for k in range(lo, hi):
+        lo_s[0], n_s[0], d_s[0] = starts[k], sizes[k], 0
+        nt, nv = 1, 0
+        while nt:
+            nt -= 1
+            s, m, d = lo_s[nt], n_s[nt], d_s[nt]
+            if m > 128:
+                h = m // 2
+                h -= h % 8
+                lo_s[nt], n_s[nt], d_s[nt] = s + h, m - h, d + 1
+                lo_s[nt + 1], n_s[nt + 1], d_s[nt + 1] = s, h, d + 1
+                nt += 2
+            else:"""
+_TREE_LEAF = """\
+                    v = pairwise_leaf(buf[:m])
+                    while nv and vd_s[nv - 1] == d:
+                        nv -= 1
+                        v = v_s[nv] + v
+                        d -= 1
+                    v_s[nv], vd_s[nv] = v, d
+                    nv += 1
+        parts[k] = v_s[0]"""
 
 
 #: step name -> the expression of one element (operands {x}, {y}, {z}; ``T``: the
@@ -118,8 +120,11 @@ def source(steps, operands, result_type, rows=False):
     ``"k"`` a column (1-D, one value per row), ``"s"`` a scalar; ``result_type`` the
     NumPy name of the result's dtype.
 
-    Flat: ``fill`` (elements ``[lo, hi)``) and, for float64, ``sums`` (each leaf of NumPy's
-    summation tree added by :func:`pairwise_sum`). Rows: ``fill`` (rows ``[lo, hi)``) and
+    Flat: ``fill`` (elements ``[lo, hi)``) and, for float64, ``sums`` (the sum of each
+    leaf ``k`` in ``[lo, hi)`` of the engine's cut of NumPy's summation tree, elements
+    ``[starts[k], starts[k] + sizes[k])``, into ``parts[k]``); for float64 and float32,
+    ``extrema`` (the largest and smallest value of each such run into ``highs[k]`` and
+    ``lows[k]``, NaN for both where the run holds a NaN). Rows: ``fill`` (rows ``[lo, hi)``) and
     ``sum_rows`` (the sum over the rows of columns ``[c0, c1)``, the rows added in turn
     from the first: NumPy's order for a sum over axis 0)."""
     params = ", ".join(f"{k if k == 's' else 'a'}{j}" for j, k in enumerate(operands))
@@ -127,7 +132,7 @@ def source(steps, operands, result_type, rows=False):
     # the wraparound test and vectorize, 3x faster than indexing from ``lo``)
     head = ['"""A fused chain\'s loops (generated by flexarray._kernels.fusion)."""',
             "import numpy as np", "from flexarray._kernels import kernel",
-            "from flexarray._kernels.fusion import pairwise_sum", f"T = np.{result_type}", ""]
+            "from flexarray._kernels.fusion import pairwise_leaf", f"T = np.{result_type}", ""]
     cut = [j for j, k in enumerate(operands) if k in "ak"]
     if not rows:
         def ref(k, j):
@@ -138,12 +143,22 @@ def source(steps, operands, result_type, rows=False):
             "    for i in range(hi - lo):", _body(steps, ref, "        "), "        o[i] = v", ""]
         if result_type == "float64":
             lines += [
-                "", "@kernel", f"def sums({params}, starts, sizes, parts, most, lo, hi):",
-                "    buf = np.empty(most)", "    for k in range(lo, hi):",
-                "        b = starts[k]", "        m = sizes[k]",
+                "", "@kernel", f"def sums({params}, starts, sizes, parts, lo, hi):",
+                *_TREE_WALK.splitlines(),
+                *(f"                    p{j} = a{j}[s:s + m]" for j in cut),
+                "                    for i in range(m):", _body(steps, ref, " " * 24),
+                "                        buf[i] = v", *_TREE_LEAF.splitlines(), ""]
+        if result_type in ("float64", "float32"):
+            lines += [
+                "", "@kernel", f"def extrema({params}, starts, sizes, highs, lows, lo, hi):",
+                "    for k in range(lo, hi):", "        b = starts[k]", "        m = sizes[k]",
                 *(f"        p{j} = a{j}[b:b + m]" for j in cut),
-                "        for i in range(m):", _body(steps, ref, "            "),
-                "            buf[i] = v", "        parts[k] = pairwise_sum(buf, m)", ""]
+                "        high, low, nan = T(-np.inf), T(np.inf), False",
+                "        for i in range(m):", _body(steps, ref, " " * 12),
+                "            if v > high:", "                high = v",
+                "            if v < low:", "                low = v",
+                "            if v != v:", "                nan = True",
+                "        highs[k], lows[k] = (T(np.nan), T(np.nan)) if nan else (high, low)", ""]
         return "\n".join(lines)
 
     def ref(k, j):
