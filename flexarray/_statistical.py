@@ -133,6 +133,8 @@ def _fused(op, x, axes, acc, keepdims):
     elif axes == (0,) and op == "sum" and engine.sums_rows_in_order(node.dtype, node.shape,
                                                                       acc):
         r = fusion.reduce_rows(node, acc)
+    elif axes == (0,) and op != "sum":
+        r = fusion.reduce_rows(node, acc, op)
     else:
         return None
     if r is None:

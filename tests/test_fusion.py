@@ -673,14 +673,19 @@ ROW_CHAINS = {
     "mean(m * col, axis=0)": lambda m, mu, sd, col: xp.mean(m * col, axis=0),
     "where(m > mu, m, 0.5 * m) - col": lambda m, mu, sd, col: xp.where(m > mu, m, 0.5 * m)
     - col,
+    "max(m * 2, axis=0)": lambda m, mu, sd, col: xp.max(m * 2, axis=0),  # (NaN: eager's)
+    "max(where(m == m, m * 2, 1.5) + 0.25, axis=0)": lambda m, mu, sd, col: xp.max(
+        xp.where(m == m, m * 2, 1.5) + 0.25, axis=0),
+    "min(where(m == m, m * col, -1.5), axis=0, keepdims)": lambda m, mu, sd, col: xp.min(
+        xp.where(m == m, m * col, -1.5), axis=0, keepdims=True),
 }
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("name", ROW_CHAINS)
 def test_generated_row_loops_give_eager_bits(monkeypatch, name, dtype):
-    """Chains over rows (operands broadcast along rows or columns) and sums over axis 0
-    as generated loops against fusion off, special values included."""
+    """Chains over rows (operands broadcast along rows or columns), sums, max and min over
+    axis 0 as generated loops against fusion off, special values included."""
     monkeypatch.setattr(fusion.gates, "FUSION_KERNEL_MIN", 0)
     rng = np.random.default_rng(5)
     mn = rng.standard_normal((3 * fusion.gates.FUSION_BLOCK // 40 + 7, 40)) * 5

@@ -306,11 +306,24 @@ def _replay(root) -> np.ndarray:
     (``elementwise.ufunc``: the pool's threads, recycled memory, NumPy's order "K"), from
     the leaves in their own layouts."""
     prog = _Program(root, flat=False)  # (its operands whole, in their shapes)
-    regs = {}
-    for (func, ops, dst), node in zip(prog.steps, prog.nodes):
+    regs = {}  # (a register's array, once made, takes the later values given to it, and
+    for (func, ops, dst), node in zip(prog.steps, prog.nodes):  # the result those of a
+        args = tuple(regs[x] if k == 2 else x for k, x in ops)  # register it reads last,
+        out = regs.get(dst) if dst >= 0 else _spent(  # as eager temporaries do)
+            [regs[x] for k, x in ops if k == 2], node)
         regs[dst] = np.asarray(_elementwise.ufunc(  # (a 0-d result as the eager call's,
-            func, tuple(regs[x] if k == 2 else x for k, x in ops), None, node.name))  # array)
+            func, args, out, node.name))  # array)
     return np.asarray(regs[-1])
+
+
+def _spent(registers, node):
+    """One of the last step's operand ``registers`` (arrays made by :func:`_replay`, used
+    up by that step) that can take the result: of ``node``'s shape and dtype and
+    C-contiguous (the eager result's layout); None if none can."""
+    for a in registers:
+        if a.shape == node.shape and a.dtype == node.dtype and a.flags.c_contiguous:
+            return a
+    return None
 
 
 #: reductions over every axis the fused path computes: op -> (ufunc, combine)
@@ -385,14 +398,19 @@ def reduce_all(op: str, root: Node, acc):
     return r
 
 
-def reduce_rows(root: Node, acc):
-    """The sum over axis 0 of ``root``'s values (two dimensions, C order) in NumPy's order
-    for such a sum, row after row (``reductions.sums_rows_in_order`` says when the eager
-    sum takes it), as a fresh array, by the chain's generated loop (its columns on the
-    pool's threads: each column's order is its own); None where there is none, or not
-    compiled yet (the eager passes are then as fast as blocks of rows would be)."""
+def reduce_rows(root: Node, acc, op="sum"):
+    """``op`` ("sum", "max", "min") over axis 0 of ``root``'s values (two dimensions, C
+    order), as a fresh array, by the chain's generated loop (its columns on the pool's
+    threads: each column's order is its own); None where there is none, or not compiled
+    yet (the eager passes are then as fast as blocks of rows would be).
+
+    - a float sum: NumPy's order for such a sum, row after row
+      (``reductions.sums_rows_in_order`` says when the eager sum takes it);
+    - max and min of floats: exact, unless a column's result is a zero or a NaN (whose
+      sign and payload the eager loop decides: None)."""
     dt, shape = root.dtype, root.shape
-    if dt != acc or dt.kind != "f" or len(shape) != 2 or shape[0] < 2 or 0 in shape or \
+    if (dt != acc if op == "sum" else dt not in (_F4, _F8)) or dt.kind != "f" or \
+            len(shape) != 2 or shape[0] < 2 or 0 in shape or \
             math.prod(shape) < gates.FUSION_REDUCE_MIN:
         return None
     prog = _Program(root, flat=False)
@@ -400,14 +418,21 @@ def reduce_rows(root: Node, acc):
     if loops is None:
         return None
     mod, inputs = loops
-    total = np.empty(shape[1], dt)
-    args = (total,) + inputs + (shape[0],)
-    if not _kernels_ready(mod.sum_rows, args + (0, shape[1])):
+    n = shape[0]
+    if op == "sum":
+        kernel, outs = mod.sum_rows, (np.empty(shape[1], dt),)
+    else:
+        kernel, outs = mod.extrema_rows, (np.empty(shape[1], dt), np.empty(shape[1], dt))
+    args = outs + inputs + (n,)
+    if not _kernels_ready(kernel, args + (0, shape[1])):
         return None
-    _threads.run_split(mod.sum_rows, args, shape[1], _threads.threads_for(
-        total.size * shape[0] * dt.itemsize, gates.ELEMENTWISE_THREADS_MIN_BYTES),
+    _threads.run_split(kernel, args, shape[1], _threads.threads_for(
+        shape[1] * n * dt.itemsize, gates.ELEMENTWISE_THREADS_MIN_BYTES),
         pieces_per_thread=1)
-    return total
+    if op == "sum":
+        return outs[0]
+    r = outs[0] if op == "max" else outs[1]
+    return r if np.all(r != 0) and not np.isnan(r).any() else None
 
 
 # --- the generated loops ----------------------------------------------------------------------

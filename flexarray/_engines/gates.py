@@ -313,18 +313,20 @@ FUSION_MIN = 1 << 23  # elements from which an elementwise call waits to be fuse
 # sum((a - b) ** 2): fused 1.35-1.78x fusion off's time at 262K-524K (the values in the
 # cache: NumPy's pairwise sum beats the loop's), 0.90 at 1M, 0.58 at 10M
 FUSION_REDUCE_MIN = 1 << 20  # elements from which a reduction runs in the chain's pass
-# blocks of 8K-128K float64 within 10% of one another (sum((a - b) ** 2), 10M); 16K
-# elements keep three registers in the 1 MB L2
-FUSION_BLOCK = 1 << 14  # elements per block: the chain's scratch stays in L2
+# blocks of 32K and 128K float64 on two threads against fusion off, chains without their
+# generated loop (2*a + 3*b, sqrt(a*a + b*b), maximum(a, 0) * -0.5, ((a-0.5)*2 + b)/3 - a*b):
+# 32K 0.67-1.17 of fusion off's time at 3.2M, 128K 0.64-0.84 (fewer blocks, less Python
+# between them); at 10M 0.54-0.78
+FUSION_BLOCK = 1 << 17  # elements per block: the chain's scratch stays in L2 and L3
 FUSION_MAX_OPS = 16  # operations in one chain; a longer one computes its first part
 # 2*a + 3*b, 1M float64: blocks 1.98 ms, generated loop 0.74 ms, fusion off 1.00 ms
 FUSION_KERNEL_MIN = 1 << 16  # elements from which a chain runs as a generated Numba loop
-# 2*a + 3*b, float64: blocks 1.98x fusion off's time at 1M (one thread against the eager
-# calls' two), 0.72x at 10M
-FUSION_BLOCKS_MIN = 1 << 22  # elements from which blocks compute a chain without its loop
-# blocks on two threads: 2.4x slower at 1M (each block's few microseconds of Python wait
-# for the GIL), level at 10M
-FUSION_THREADS_MIN_BYTES = None  # blocks on the pool's threads from this much output
+# the four chains above, blocks on two threads over fusion off's time: 1.4-2.8x at 262,144
+# (the values fit in the cache: the eager calls are faster), 0.68-0.97x at 524,288, 0.62-0.84x
+# at 1M
+FUSION_BLOCKS_MIN = 1 << 19  # elements from which blocks compute a chain without its loop
+# blocks on one thread: 1.0-1.6x the time of fusion off at 10M; on two: 0.54-0.78x
+FUSION_THREADS_MIN_BYTES = 1 << 20  # blocks on the pool's threads from this much output
 
 #: the table as a dict (name -> value), for printing and tuning
 GATES = {name: value for name, value in dict(globals()).items() if name.isupper() and name != "GATES"}

@@ -126,7 +126,9 @@ def source(steps, operands, result_type, rows=False):
     ``extrema`` (the largest and smallest value of each such run into ``highs[k]`` and
     ``lows[k]``, NaN for both where the run holds a NaN). Rows: ``fill`` (rows ``[lo, hi)``) and
     ``sum_rows`` (the sum over the rows of columns ``[c0, c1)``, the rows added in turn
-    from the first: NumPy's order for a sum over axis 0)."""
+    from the first: NumPy's order for a sum over axis 0), and for float64 and float32
+    ``extrema_rows`` (their largest and smallest values over the rows, NaN where a column
+    holds one)."""
     params = ", ".join(f"{k if k == 's' else 'a'}{j}" for j, k in enumerate(operands))
     # (the loops index views from 0: an index known not to be negative lets LLVM drop
     # the wraparound test and vectorize, 3x faster than indexing from ``lo``)
@@ -166,19 +168,29 @@ def source(steps, operands, result_type, rows=False):
                 "r": f"r{j}"}[k]
     rows_ = [j for j, k in enumerate(operands) if k == "v"]
     full = [j for j, k in enumerate(operands) if k == "a"]
+    columns = [*(f"    p{j} = a{j}[:, c0:c1]" for j in full),  # (columns [c0, c1))
+               *(f"    p{j} = a{j}" for j, k in enumerate(operands) if k == "k"),
+               *(f"    q{j} = a{j}[c0:c1]" for j in rows_)]
     lines = head + [
         "", "@kernel", f"def fill(out, {params}, lo, hi):", "    o = out[lo:hi]",
         *(f"    p{j} = a{j}[lo:hi]" for j in cut), *(f"    q{j} = a{j}" for j in rows_),
         "    for i in range(hi - lo):", "        for c in range(o.shape[1]):",
         _body(steps, ref, "            "), "            o[i, c] = v", "",
         "", "@kernel", f"def sum_rows(total, {params}, n, c0, c1):", "    t = total[c0:c1]",
-        *(f"    p{j} = a{j}[:, c0:c1]" for j in full),
-        *(f"    p{j} = a{j}" for j, k in enumerate(operands) if k == "k"),
-        *(f"    q{j} = a{j}[c0:c1]" for j in rows_),
-        "    for i in range(n):", "        for c in range(c1 - c0):",
+        *columns, "    for i in range(n):", "        for c in range(c1 - c0):",
         _body(steps, ref, "            "),
         "            if i == 0:", "                t[c] = v", "            else:",
         "                t[c] += v", ""]
+    if result_type in ("float64", "float32"):
+        lines += [  # (a NaN stays: no comparison with it is true)
+            "", "@kernel", f"def extrema_rows(highs, lows, {params}, n, c0, c1):",
+            "    h = highs[c0:c1]", "    w = lows[c0:c1]", *columns,
+            "    for c in range(c1 - c0):", "        h[c] = T(-np.inf)", "        w[c] = T(np.inf)",
+            "    for i in range(n):", "        for c in range(c1 - c0):",
+            _body(steps, ref, "            "),
+            "            if v > h[c]:", "                h[c] = v",
+            "            if v < w[c]:", "                w[c] = v",
+            "            if v != v:", "                h[c] = v", "                w[c] = v", ""]
     return "\n".join(lines)
 
 
