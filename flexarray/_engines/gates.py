@@ -304,12 +304,12 @@ POOL_THREADS_MIN = 1 << 19
 RECYCLE_MIN_BYTES = 1 << 22  # results recycled by _memory; smaller: NumPy's allocator
 
 # --- Fusion (flexarray/_engines/fusion.py) ----------------------------------------------------
-# bench/bench_fusion.py --sizes 262144,1000000,10000000 (fused / fusion off)
-# chains of 10M float64: 1.2-4.3x faster than fusion off; but from 262,144 elements real work
-# at 50,000 x 64 (3.2M) was 1.08x slower (bench_real_work.py --backends numpy, on against
-# FLEXARRAY_FUSION=0: RidgeCV 5.65x, MinMaxScaler 1.53x, StandardScaler 1.33x; the
-# snapshots of in-place-heavy code move memory), so fusion waits for arrays beyond that
-FUSION_MIN = 1 << 23  # elements from which an elementwise call waits to be fused
+# real work at 50,000 x 64 (3.2M elements), fusion from 524,288 elements against fusion off,
+# alternating in one process (33 workloads of bench_real_work.py): geometric mean 0.98,
+# StandardScaler 0.88, MaxAbsScaler 0.85, LinearDiscriminantAnalysis 0.87, GaussianNB 0.91,
+# euclidean_distances 0.74, softmax 0.80, none above 1.04; below it the blocks lose to the
+# eager calls (the values fit in the cache)
+FUSION_MIN = 1 << 19  # elements from which an elementwise call waits to be fused
 # sum((a - b) ** 2): fused 1.35-1.78x fusion off's time at 262K-524K (the values in the
 # cache: NumPy's pairwise sum beats the loop's), 0.90 at 1M, 0.58 at 10M
 FUSION_REDUCE_MIN = 1 << 20  # elements from which a reduction runs in the chain's pass
