@@ -29,14 +29,16 @@ def gate(value):
     where there is no generated loop; inf: fusion off)."""
     old, fusion.MIN = fusion.MIN, value
     fast, _elementwise._FAST_MAX = _elementwise._FAST_MAX, min(FAST_MAX, value)
-    reduce_min = fusion.gates.FUSION_REDUCE_MIN
+    reduce_min, extrema_min = fusion.gates.FUSION_REDUCE_MIN, fusion.gates.FUSION_EXTREMA_MIN
     fusion.gates.FUSION_REDUCE_MIN = min(reduce_min, value)
+    fusion.gates.FUSION_EXTREMA_MIN = min(extrema_min, value)
     blocks, fusion.BLOCKS_MIN = fusion.BLOCKS_MIN, min(fusion.BLOCKS_MIN, value)
     try:
         yield
     finally:
         fusion.MIN, _elementwise._FAST_MAX = old, fast
         fusion.gates.FUSION_REDUCE_MIN = reduce_min
+        fusion.gates.FUSION_EXTREMA_MIN = extrema_min
         fusion.BLOCKS_MIN = blocks
 
 

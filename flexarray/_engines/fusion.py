@@ -334,8 +334,9 @@ def reduce_all(op: str, root: Node, acc):
     """``op`` ("sum", "max", "min") of ``root``'s values over every axis, accumulating in
     NumPy dtype ``acc`` (sums), with the eager reduction's bits, as a NumPy scalar; None
     where no blocked order gives them, or below ``gates.FUSION_REDUCE_MIN`` elements
-    (where the values fit in the cache, NumPy's own reduce of them is faster than the
-    fused pass): the caller computes the values and reduces them.
+    (``gates.FUSION_EXTREMA_MIN`` for max and min: where the values fit in the cache,
+    NumPy's own reduce of them is faster than the fused pass): the caller computes the
+    values and reduces them.
 
     - a float or complex sum in its own dtype: NumPy's pairwise tree, cut at its nodes
       (flat layouts, where NumPy's order is memory order); by the generated loop, a NaN
@@ -374,6 +375,8 @@ def reduce_all(op: str, root: Node, acc):
         if n < BLOCKS_MIN:
             return None  # (no loop yet: the chain call by call, then NumPy's reduce)
         return _tree_combine(_block_reductions(prog, leaves, f.reduce), leaves)
+    if op != "sum" and n < gates.FUSION_EXTREMA_MIN:
+        return None
     if op != "sum" and dt in (_F4, _F8) and (loops := _loops(prog)) is not None:
         mod, inputs = loops
         bounds = _blocks(prog)
@@ -410,8 +413,8 @@ def reduce_rows(root: Node, acc, op="sum"):
       sign and payload the eager loop decides: None)."""
     dt, shape = root.dtype, root.shape
     if (dt != acc if op == "sum" else dt not in (_F4, _F8)) or dt.kind != "f" or \
-            len(shape) != 2 or shape[0] < 2 or 0 in shape or \
-            math.prod(shape) < gates.FUSION_REDUCE_MIN:
+            len(shape) != 2 or shape[0] < 2 or 0 in shape or math.prod(shape) < (
+                gates.FUSION_REDUCE_MIN if op == "sum" else gates.FUSION_EXTREMA_MIN):
         return None
     prog = _Program(root, flat=False)
     loops = _loops(prog)

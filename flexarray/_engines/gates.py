@@ -310,9 +310,13 @@ RECYCLE_MIN_BYTES = 1 << 22  # results recycled by _memory; smaller: NumPy's all
 # euclidean_distances 0.74, softmax 0.80, none above 1.04; below it the blocks lose to the
 # eager calls (the values fit in the cache)
 FUSION_MIN = 1 << 19  # elements from which an elementwise call waits to be fused
-# sum((a - b) ** 2): fused 1.35-1.78x fusion off's time at 262K-524K (the values in the
-# cache: NumPy's pairwise sum beats the loop's), 0.90 at 1M, 0.58 at 10M
-FUSION_REDUCE_MIN = 1 << 20  # elements from which a reduction runs in the chain's pass
+# bench/bench_fusion.py --sizes 524288,1000000, generated loops: sum((a - b) ** 2),
+# mean((a - 0.5) ** 2), sum(where(...)), var(a - b) 0.61-0.92x fusion off's time at 524,288
+# and 0.40-0.65x at 1M; at 262,144 they lost (1.3-2.2x, the blocks before the loops)
+FUSION_REDUCE_MIN = 1 << 19  # elements from which a reduction runs in the chain's pass
+# max(a * b): generated extrema 1.28-1.35x fusion off's time at 524,288 (NumPy's SIMD max
+# of values in the cache), 0.86-0.88x at 1M, 0.55x at 10M
+FUSION_EXTREMA_MIN = 1 << 20  # elements from which max/min run in the chain's pass
 # blocks of 32K and 128K float64 on two threads against fusion off, chains without their
 # generated loop (2*a + 3*b, sqrt(a*a + b*b), maximum(a, 0) * -0.5, ((a-0.5)*2 + b)/3 - a*b):
 # 32K 0.67-1.17 of fusion off's time at 3.2M, 128K 0.64-0.84 (fewer blocks, less Python
