@@ -247,3 +247,53 @@ def test_sorted_along_an_outer_axis_is_laid_out_as_numpys(shape, axis, dtype):
         assert to_np(r).flags.c_contiguous
         np.testing.assert_array_equal(to_np(r), ref)
         xp.reshape(r, (-1,), copy=False)
+
+
+def _permutations(rng, shape, axis):
+    """Integer arrays of ``shape`` whose every row along ``axis`` is a permutation."""
+    return np.argsort(rng.random(shape), axis=axis)
+
+
+@pytest.mark.parametrize("case", ["1-D", "rows", "columns", "3-D middle", "strided view",
+                                  "int32", "uint16"])
+def test_argsort_of_a_permutation_is_its_inverse(case, monkeypatch):
+    """The argsort of rows that are permutations (SciPy's rankdata: argsort of an argsort)
+    is their inverse, computed without a sort: NumPy's argsort's values and memory layout,
+    stable or not; a row that is not a permutation (a repeat, a value out of range) is
+    sorted as before."""
+    from flexarray._engines import gates
+    n = gates.SORT_PERMUTATION_MIN + 37
+    rng = np.random.default_rng(11)
+    p, axis = {
+        "1-D": (_permutations(rng, (n,), 0), 0),
+        "rows": (_permutations(rng, (5, n), 1), 1),
+        "columns": (_permutations(rng, (n, 6), 0), 0),
+        "3-D middle": (_permutations(rng, (3, n, 4), 1), 1),
+        "strided view": (None, 0),
+        "int32": (_permutations(rng, (4, n), 1).astype(np.int32), 1),
+        "uint16": (_permutations(rng, (n,), 0).astype(np.uint16), 0),
+    }[case]
+    a = xp.asarray(p) if p is not None else xp.asarray(_permutations(rng, (n, 6), 0))[:, ::2]
+    p = np.asarray(a)  # (the strided view: every other column, each a permutation)
+    broken = p.copy()
+    broken[(0,) * p.ndim] = broken[(1,) + (0,) * (p.ndim - 1)] if axis == 0 else \
+        broken[(0,) * (p.ndim - 1) + (1,)]  # (a repeat in the first row)
+    out_of_range = p.copy()
+    out_of_range[(-1,) * p.ndim] = p.shape[axis]
+    from flexarray._engines import sort as engine
+    inverted = []
+    real = engine._inverse_permutation
+    monkeypatch.setattr(engine, "_inverse_permutation", lambda *a: inverted.append(
+        real(*a)) or inverted[-1])
+    for v in (p, broken, out_of_range):
+        x = xp.asarray(v) if v is not p else a
+        for stable in (True, False):
+            r = np.asarray(xp.argsort(x, axis=axis, stable=stable))
+            expect = np.argsort(v, axis=axis, kind="stable")
+            assert r.strides == expect.strides
+            if stable or v is p:  # (unstable: ties in any order)
+                np.testing.assert_array_equal(r, expect)
+            else:
+                np.testing.assert_array_equal(np.take_along_axis(v, r, axis),
+                                              np.sort(v, axis=axis))
+    assert [r is not None for r in inverted] == [True, True, False, False, False, False]

@@ -162,6 +162,11 @@ GATHER_THREADS_MIN = 1 << 21
 # bench/bench_sorting.py --only argsort
 RADIX_KERNEL_MIN = 1 << 12  # axis length (stable argsorts, long ties, float16)
 
+# argsort of an argsort (int64, 64 rows of 50,000, strided as SciPy's rankdata passes
+# them): sorted 210 ms, inverted 9 ms; a row that is not a permutation stops the pass at
+# its first repeated or out-of-range value
+SORT_PERMUTATION_MIN = 1 << 10  # axis length from which an integer argsort tries inversion
+
 # argsort f64, NumPy stable / SIMD quicksort + repair, us: 100 1.6 / 2.6, 500 7.7 / 7.0
 # bench/bench_sorting.py --only argsort
 SORT_TIES_MIN = 1 << 9

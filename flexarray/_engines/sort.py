@@ -154,11 +154,29 @@ def _stable_argsort(key, ax):
     return p if ax == key.ndim - 1 else moved(p, -1, ax)
 
 
+def _inverse_permutation(raw, ax):
+    """The argsort of integer ``raw`` along ``ax`` when every row along it is a
+    permutation of ``0 .. n-1`` (its inverse, in one pass: no sort), else None (also
+    while the kernel compiles: the sort gives the same result)."""
+    from .._kernels import ready
+    from .._kernels.sort import permutation
+    p = _rows(_last(raw, ax))
+    out = np.empty(p.shape, np.intp)
+    seen = np.empty(p.shape[1], np.bool_)
+    if not (ready(permutation.inverse, (raw.dtype, p.flags.c_contiguous), p, out, seen) and
+            permutation.inverse(p, out, seen)):
+        return None
+    return _as_laid_out(_unrows(out, raw, ax), raw)
+
+
 def argsort(raw, a, ax, descending, stable):
     """Indices (intp) that sort ``raw`` along ``ax`` (NaN last); ``a`` is its ordered
     operand."""
-    key = _reverse_key(a) if descending else a
     n = a.shape[ax]
+    if (not descending and raw.dtype.kind in "iu" and n >= gates.SORT_PERMUTATION_MIN
+            and (p := _inverse_permutation(raw, ax)) is not None):
+        return p
+    key = _reverse_key(a) if descending else a
     if not stable and a.dtype != np.float16:
         return key.argsort(axis=ax)
     if (stable and a.size >= gates.SORT_TIES_MIN and a.dtype in _SIMD
