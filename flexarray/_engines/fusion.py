@@ -5,12 +5,14 @@ A chain is a tree of :class:`Node`: an operation of the elementwise table (its s
 name and its function), its operands and the result's shape and dtype. An operand is
 another node, a *leaf* (a NumPy array, or an object whose ``_arr`` is one: the copy-on-write
 snapshot of an array that no write can reach, see ``flexarray._deferred``) or a scalar
-as the eager call passes it. :func:`evaluate` runs the tree by one of two executors:
+as the eager call passes it. :func:`evaluate` runs the tree by one of two executors (or call by call, as eagerly,
+where neither pays):
 
 - blocks (from the first call, nothing to compile): over blocks of about
-  ``gates.FUSION_BLOCK`` elements, each operation the function the eager call runs (NumPy's
-  ufunc, or the table's NumPy-level fix) with ``out=`` into block-sized scratch memory that
-  stays in the cache: only the leaves are read from memory, only the result is written;
+  ``gates.FUSION_BLOCK`` elements on the pool's threads, each operation the function the
+  eager call runs (NumPy's ufunc, or the table's NumPy-level fix) with ``out=`` into
+  block-sized scratch memory that stays in the cache: only the leaves are read from
+  memory, only the result is written;
 - generated loops (``flexarray._kernels.fusion``, from ``gates.FUSION_KERNEL_MIN``
   elements, once compiled: until then the blocks serve): one Numba loop per chain's
   structure, every element computed by the same IEEE operations, on the pool's threads.
@@ -267,10 +269,10 @@ def _blocks(prog):
 # --- evaluation -------------------------------------------------------------------------------
 
 def evaluate(root: Node) -> np.ndarray:
-    """The values of ``root``'s chain as a fresh NumPy array: by its generated loop, by
-    blocks from :data:`BLOCKS_MIN` elements, else call by call as eagerly
-    (:func:`_replay`: below that size the blocks, on one thread, lose to the eager calls
-    on the pool's threads; and a chain of one operation)."""
+    """The values of ``root``'s chain as a fresh NumPy array: a chain of one operation
+    as its eager call; longer ones by their generated loop, by blocks from
+    :data:`BLOCKS_MIN` elements, else call by call as eagerly (:func:`_replay`: below that
+    size the values fit in the cache, where the eager calls beat the blocks)."""
     n = math.prod(root.shape)
     if n == 0:
         return _memory.empty(root.shape, root.dtype)
