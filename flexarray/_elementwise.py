@@ -327,7 +327,7 @@ def _defer_inplace(name, func, cat, x, other) -> bool:
     them), when that result has x's shape and dtype and fuses; False otherwise (the eager
     write below computes x first, and names any error)."""
     node = pending(x)
-    if node is None or not (isinstance(other, Array) or type(other) in _SCALARS):
+    if node is None or not isinstance(other, (Array,) + _SCALARS):
         return False
     ops = fusion_operands(name, x, other)
     if ops is None or ops[2] is not x._dtype or ops[2] not in _dt.CATEGORIES[cat]:
@@ -340,9 +340,6 @@ def _defer_inplace(name, func, cat, x, other) -> bool:
     if r is None or r._dtype is not x._dtype or r.shape != node.shape:
         return False
     return adopt(x, node, r)
-
-
-_SCALARS = (bool, int, float)
 
 
 def _run_with(out, run, other):
