@@ -8,6 +8,7 @@ against NumPy by the rest of the suite; the programs also run against NumPy dire
 import contextlib
 import copy
 import math
+import operator
 import pickle
 import threading
 
@@ -77,6 +78,9 @@ BINARY = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "less",
 UNARY = ["negative", "abs", "square", "sqrt", "floor", "isnan", "logical_not", "sign",
          "exp", "reciprocal"]
 REDUCTIONS = [None, "sum", "mean", "max", "min", "var", "std", "prod"]
+#: in-place operators a program applies to an earlier result (or an input)
+INPLACE = {"add": operator.iadd, "subtract": operator.isub, "multiply": operator.imul,
+           "divide": operator.itruediv, "pow": operator.ipow, "bitwise_xor": operator.ixor}
 
 
 def values(dtype):
@@ -102,8 +106,14 @@ def programs(draw):
         inputs.append((data, view))
     steps = []
     for _ in range(draw(st.integers(1, 6))):
-        if draw(st.booleans()):
+        kind = draw(st.sampled_from(["unary", "binary", "binary", "inplace"]))
+        if kind == "unary":
             steps.append(("unary", draw(st.sampled_from(UNARY)), draw(st.integers(0, 99))))
+        elif kind == "inplace":
+            other = draw(st.one_of(st.tuples(st.just("array"), st.integers(0, 99)),
+                                   st.tuples(st.just("scalar"), st.sampled_from([2, 0.5, 3]))))
+            steps.append(("inplace", draw(st.sampled_from(sorted(INPLACE))),
+                          draw(st.integers(0, 99)), other))
         else:
             other = draw(st.one_of(st.tuples(st.just("array"), st.integers(0, 99)),
                                    st.tuples(st.just("scalar"),
@@ -137,6 +147,11 @@ def execute(inputs, steps, reduction, force_order):
             if step[0] == "unary":
                 _, name, i = step
                 r = getattr(xp, name)(pool[i % len(pool)])
+            elif step[0] == "inplace":  # (x itself, written: every later read sees it)
+                _, name, i, other = step
+                x = pool[-1 - i % 2] if len(pool) > 1 else pool[0]  # (mostly a result)
+                y = pool[other[1] % len(pool)] if other[0] == "array" else other[1]
+                r = INPLACE[name](x, y)
             else:
                 _, name, i, other, reflected = step
                 x = pool[i % len(pool)]
