@@ -386,6 +386,35 @@ def test_in_place_operators_on_a_pending_result_fuse(every_call_fused):
         same(e, f)
 
 
+def test_in_place_on_a_pending_result_while_another_thread_reads_it(every_call_fused):
+    """``d += 1`` on a pending ``d`` while another thread reads ``d``: whichever comes
+    first, ``d`` ends as ``a * 2 + 1`` (the write joined the chain, or was written into
+    the values the reader computed), and every element the reader saw is the old or the
+    new value (as with NumPy's arrays, a read beside a write may see some of each)."""
+    a = xp.asarray(np.arange(50_000.0), copy=True)
+    old, new = np.arange(50_000.0) * 2, np.arange(50_000.0) * 2 + 1
+    for _ in range(20):
+        d = a * 2
+        barrier = threading.Barrier(2)
+        seen = []
+
+        def write():
+            barrier.wait()
+            d.__iadd__(1.0)
+
+        def read():
+            barrier.wait()
+            seen.append(np.array(d, copy=True))
+
+        threads = [threading.Thread(target=write), threading.Thread(target=read)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        np.testing.assert_array_equal(np.asarray(d), new)
+        assert np.all((seen[0] == old) | (seen[0] == new))
+
+
 @pytest.mark.parametrize("read", ["values", "sum", "dropped"])
 def test_chains_are_freed_without_the_cycle_collector(every_call_fused, read):
     """A chain's nodes, and with them the snapshots of its inputs (whole blocks of memory),
