@@ -5,8 +5,8 @@ A chain is a tree of :class:`Node`: an operation of the elementwise table (its s
 name and its function), its operands and the result's shape and dtype. An operand is
 another node, a *leaf* (a NumPy array, or an object whose ``_arr`` is one: the copy-on-write
 snapshot of an array that no write can reach, see ``flexarray._deferred``) or a scalar
-as the eager call passes it. :func:`evaluate` runs the tree by one of two executors (or call by call, as eagerly,
-where neither pays):
+as the eager call passes it. :func:`evaluate` runs the tree by one of two executors (or
+call by call, as eagerly, where neither pays):
 
 - blocks (from the first call, nothing to compile): over blocks of about
   ``gates.FUSION_BLOCK`` elements on the pool's threads, each operation the function the

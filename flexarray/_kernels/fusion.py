@@ -4,14 +4,14 @@ A chain (``flexarray._engines.fusion``: its steps over registers, on flat runs o
 of float64/float32 arithmetic, comparisons and selections becomes the source of a module
 (:func:`source`), written once into the kernels' cache directory and imported as
 ``flexarray._kernels.chains.c_<digest>`` (:func:`module`): a ``fill`` kernel that writes
-the chain's values, for float64 chains a ``sums`` kernel that adds them along
-NumPy's pairwise summation tree (computed 128 at a time in the cache, added by
+the chain's values, for float64 chains a ``sums`` kernel that adds them along NumPy's
+pairwise summation tree (computed 128 at a time in the cache, added by
 :func:`pairwise_leaf`), and an ``extrema`` kernel (the largest and smallest values of
-runs). Every step is one IEEE operation
-of the eager call's dtype (no contraction to FMA: ``fastmath`` off), so each element gets
-the eager call's bits. The kernels are serial and ``nogil``: the engine splits the work
-over the pool's threads and asks ``flexarray._kernels.ready`` first, so a chain's first
-calls run on the blocked executor while the background process compiles it.
+runs). Every step is one IEEE operation of the eager call's dtype (no contraction to FMA:
+``fastmath`` off), so each element gets the eager call's bits. The kernels are serial and
+``nogil``: the engine splits the work over the pool's threads and asks
+``flexarray._kernels.ready`` first, so a chain's first calls run on the other executors
+while the background process compiles it.
 """
 import hashlib
 import importlib
@@ -50,11 +50,10 @@ def pairwise_leaf(a):
 
 
 # The generated ``sums``: for each leaf ``[b, b + n)`` of the engine's cut of NumPy's
-# summation tree, NumPy's pairwise recursion over it (runs of more than 128 split at half their length
-# rounded down to a multiple of 8, the halves' sums added; unrolled over an explicit
-# stack), each run
-# of at most 128 elements computed into ``buf`` (in L1) and added by ``pairwise_leaf``:
-# the chain's values never leave the cache.
+# summation tree, NumPy's pairwise recursion over it (runs of more than 128 split at half
+# their length rounded down to a multiple of 8, the halves' sums added; unrolled over an
+# explicit stack), each run of at most 128 elements computed into ``buf`` (in L1) and
+# added by ``pairwise_leaf``: the chain's values never leave the cache.
 _TREE_WALK = """\
     buf = np.empty(128)
     lo_s = np.empty(64, np.int64)
@@ -124,11 +123,11 @@ def source(steps, operands, result_type, rows=False):
     leaf ``k`` in ``[lo, hi)`` of the engine's cut of NumPy's summation tree, elements
     ``[starts[k], starts[k] + sizes[k])``, into ``parts[k]``); for float64 and float32,
     ``extrema`` (the largest and smallest value of each such run into ``highs[k]`` and
-    ``lows[k]``, NaN for both where the run holds a NaN). Rows: ``fill`` (rows ``[lo, hi)``) and
-    ``sum_rows`` (the sum over the rows of columns ``[c0, c1)``, the rows added in turn
-    from the first: NumPy's order for a sum over axis 0), and for float64 and float32
-    ``extrema_rows`` (their largest and smallest values over the rows, NaN where a column
-    holds one)."""
+    ``lows[k]``, NaN for both where the run holds a NaN). Rows: ``fill`` (rows
+    ``[lo, hi)``) and ``sum_rows`` (the sum over the rows of columns ``[c0, c1)``, the
+    rows added in turn from the first: NumPy's order for a sum over axis 0), and for
+    float64 and float32 ``extrema_rows`` (their largest and smallest values over the
+    rows, NaN where a column holds one)."""
     params = ", ".join(f"{k if k == 's' else 'a'}{j}" for j, k in enumerate(operands))
     # (the loops index views from 0: an index known not to be negative lets LLVM drop
     # the wraparound test and vectorize, 3x faster than indexing from ``lo``)
