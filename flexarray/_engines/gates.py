@@ -311,16 +311,16 @@ RECYCLE_MIN_BYTES = 1 << 22  # results recycled by _memory; smaller: NumPy's all
 # --- Fusion (flexarray/_engines/fusion.py) ----------------------------------------------------
 # real work at 50,000 x 64 (3.2M elements), fusion from 524,288 elements against fusion off,
 # alternating in one process (33 workloads of bench_real_work.py): geometric mean 0.98,
-# StandardScaler 0.88, MaxAbsScaler 0.85, LinearDiscriminantAnalysis 0.87, GaussianNB 0.91,
-# euclidean_distances 0.74, softmax 0.80, none above 1.04; below it the blocks lose to the
-# eager calls (the values fit in the cache)
+# StandardScaler 0.92, MaxAbsScaler 0.81, LinearDiscriminantAnalysis 0.86, GaussianNB 0.88,
+# euclidean_distances 0.72, softmax 0.79, MinMaxScaler 1.03, the rest 0.95-1.04; below it
+# the blocks lose to the eager calls (the values fit in the cache)
 FUSION_MIN = 1 << 19  # elements from which an elementwise call waits to be fused
 # bench/bench_fusion.py --sizes 524288,1000000, generated loops: sum((a - b) ** 2),
-# mean((a - 0.5) ** 2), sum(where(...)), var(a - b) 0.61-0.92x fusion off's time at 524,288
-# and 0.40-0.65x at 1M; at 262,144 they lost (1.3-2.2x, the blocks before the loops)
+# mean((a - 0.5) ** 2), sum(where(...)), var(a - b) 0.66-0.89x fusion off's time at 524,288
+# and 0.39-0.69x at 1M
 FUSION_REDUCE_MIN = 1 << 19  # elements from which a reduction runs in the chain's pass
-# max(a * b): generated extrema 1.28-1.35x fusion off's time at 524,288 (NumPy's SIMD max
-# of values in the cache), 0.86-0.88x at 1M, 0.55x at 10M
+# max(a * b): generated extrema 1.30-1.34x fusion off's time at 524,288 (NumPy's SIMD max
+# of values in the cache), 0.87-0.88x at 1M, 0.53x at 10M
 FUSION_EXTREMA_MIN = 1 << 20  # elements from which max/min run in the chain's pass
 # blocks of 32K and 128K float64 on two threads against fusion off, chains without their
 # generated loop (2*a + 3*b, sqrt(a*a + b*b), maximum(a, 0) * -0.5, ((a-0.5)*2 + b)/3 - a*b):
@@ -330,9 +330,9 @@ FUSION_BLOCK = 1 << 17  # elements per block: the chain's scratch stays in L2 an
 FUSION_MAX_OPS = 16  # operations in one chain; a longer one computes its first part
 # 2*a + 3*b, 1M float64: blocks 1.98 ms, generated loop 0.74 ms, fusion off 1.00 ms
 FUSION_KERNEL_MIN = 1 << 16  # elements from which a chain runs as a generated Numba loop
-# the four chains above, blocks on two threads over fusion off's time: 1.4-2.8x at 262,144
-# (the values fit in the cache: the eager calls are faster), 0.68-0.97x at 524,288, 0.62-0.84x
-# at 1M
+# the four chains above, blocks on two threads over fusion off's time: 1.4-2.4x at 262,144
+# (the values fit in the cache: the eager calls are faster), 0.61-0.97x at 524,288,
+# 0.51-0.84x at 1M
 FUSION_BLOCKS_MIN = 1 << 19  # elements from which blocks compute a chain without its loop
 # blocks on one thread: 1.0-1.6x the time of fusion off at 10M; on two: 0.54-0.78x
 FUSION_THREADS_MIN_BYTES = 1 << 20  # blocks on the pool's threads from this much output
