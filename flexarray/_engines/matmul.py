@@ -198,8 +198,7 @@ def matmul(a, b, out=None):
     single-threaded BLAS on the pool when a 2-D product of real floats has a long inner
     dimension (the gates ``MATMUL_SPLIT_K_*``), a large shallow result
     (``MATMUL_SPLIT_MN_*``) or a thin one with contiguous rows (``MATMUL_THIN_MAX``); a
-    thin short result single-threaded beside SciPy's BLAS; a matrix-vector product out of
-    BLAS's threads (:func:`_vector_product`); else in the threads
+    thin short result single-threaded beside SciPy's BLAS; else in the threads
     :func:`blas_threads` gives its size (a 2-D product of at most
     ``gates.BLAS_THREADED_MIN_MACS``: NumPy's call as it is, one thread in BLAS too).
 
