@@ -277,10 +277,8 @@ def test_parallel_calls_run_inline_while_blas_threads_spin(call, spins, monkeypa
 
 def test_mid_size_blas_calls_run_single_threaded(monkeypatch):
     """Products and factorizations between BLAS's own threading threshold and
-    gates.BLAS_SINGLE_THREAD_MAX_MACS run with BLAS on one thread, larger ones in BLAS's
-    threads; matrix-vector products out of BLAS's threads (whose spin afterwards would
-    send the next parallel calls inline): in pieces of rows on the pool where the rows are
-    contiguous, else one single-threaded call."""
+    gates.BLAS_SINGLE_THREAD_MAX_MACS run with BLAS on one thread; larger ones and
+    matrix-vector products in BLAS's threads, as they were."""
     from flexarray._engines import matmul as engine
     libs = engine.blas_libs()
     if not libs or max(lib.get_num_threads() for lib in libs) < 2:
@@ -301,7 +299,7 @@ def test_mid_size_blas_calls_run_single_threaded(monkeypatch):
     xp.matmul(_normal(2000, 200), _normal(200))      # 0.4M, matrix-vector: memory-bound
     xp.matmul(_normal(200, 2000).mT, _normal(200, 1))
     assert seen[0] == 1 and seen[1] > 1 and seen[2] == 1 and seen[3] > 1, seen
-    assert seen[4:] == [1] * (engine.PIECES + 1), seen  # (the pieces, then one call)
+    assert seen[4] > 1 and seen[5] > 1, seen
     # off the pool (a Dask task's thread), BLAS's thread count is left alone
     sets = []
     for lib in libs:
@@ -500,19 +498,3 @@ def test_a_forked_child_does_not_inherit_a_held_lock():
     assert r.returncode == 0, r.stderr
     assert r.stdout.split()[-1] == "0", r.stdout
 
-
-
-@pytest.mark.parametrize("shape", [(2000, 200), (50_000, 64), (1003, 77)])
-def test_matrix_vector_products_in_pieces_give_one_calls_bits(shape):
-    """A matrix-vector product cut into pieces of rows on the pool gives the bits of one
-    single-threaded BLAS call over the whole matrix (each row's dot product is the same),
-    for a vector and for a one-column matrix."""
-    from flexarray._engines import matmul as engine
-    rng = np.random.default_rng(4)
-    a, v = rng.standard_normal(shape), rng.standard_normal(shape[1])
-    with engine.SingleThreadedBLAS():
-        expect = np.matmul(a, v)
-    got = np.asarray(xp.matmul(xp.asarray(a, copy=True), xp.asarray(v, copy=True)))
-    assert got.tobytes() == expect.tobytes()
-    col = np.asarray(xp.matmul(xp.asarray(a, copy=True), xp.asarray(v[:, None], copy=True)))
-    assert col.shape == (shape[0], 1) and col[:, 0].tobytes() == expect.tobytes()

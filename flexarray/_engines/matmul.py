@@ -226,27 +226,7 @@ def matmul(a, b, out=None):
                         return np.matmul(a, b, out=out)                # left alone)
     # (a stack is one BLAS call per matrix: the multiply-adds of one)
     m, n = (a.shape[-2] if a.ndim > 1 else 1), (b.shape[-1] if b.ndim > 1 else 1)
-    macs = m * a.shape[-1] * n
-    if min(m, n) == 1 and a.ndim <= 2 and b.ndim <= 2 and \
-            macs > gates.BLAS_THREADED_MIN_MACS and a.dtype in _DTYPES and \
-            b.dtype == a.dtype and not _threads.off_the_pool() and blas_libs():
-        return _vector_product(a, b, out)
-    with blas_threads(macs, vector=min(m, n) == 1):
-        return np.matmul(a, b, out=out)
-
-
-def _vector_product(a, b, out):
-    """A matrix-vector product (``a`` or ``b`` one-dimensional, or one side of the result
-    1) out of BLAS's threads, whose spin afterwards sends the next parallel calls inline
-    for ``gates.BLAS_SPIN_SECONDS`` (scikit-learn's Ridge: the tall SVD after a product
-    with ``y`` took 24 ms instead of 13): the rows of a matrix with contiguous rows in
-    pieces on the pool, else one single-threaded BLAS call."""
-    if a.ndim == 2 and a.shape[0] >= PIECES and a.strides[1] == a.itemsize and \
-            (b.ndim == 1 or b.shape[1] == 1) and (out is None or out.flags.c_contiguous):
-        col = b.reshape(-1, 1)
-        r = _split_mn(a, col, None if out is None else out.reshape(-1, 1))
-        return out if out is not None else r.reshape(-1) if b.ndim == 1 else r
-    with SingleThreadedBLAS():
+    with blas_threads(m * a.shape[-1] * n, vector=min(m, n) == 1):
         return np.matmul(a, b, out=out)
 
 
