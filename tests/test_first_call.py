@@ -53,6 +53,22 @@ def until_compiled(calls, also=lambda: True):
                 or time.monotonic() - t >= 240):
             return r
         time.sleep(0.2)
+
+def first_and_later(calls, record, also=lambda: True):
+    # calls() first (an empty cache: the stand-ins serve), then once the background process
+    # has compiled every kernel asked for (until_compiled): the first results, and a report
+    # of the compiles ``record`` saw during the first calls and the later ones, the kernels
+    # asked for, and whether each later result has the first one's dtype and bits
+    from flexarray._kernels import _warm
+    first = calls()
+    got = list(record)
+    until_compiled(calls, also)
+    n = len(record)
+    later = calls()
+    return first, {"compiles": got, "later": record[n:],
+                   "asked": sorted(d.py_func.__name__ for d, _ in _warm._asked),
+                   "same": [bool(a.dtype == b.dtype and a.tobytes() == b.tobytes())
+                            for a, b in zip(first, later)]}
 """
 
 
@@ -427,7 +443,6 @@ def test_more_first_calls_do_not_compile_in_the_process(tmp_path):
     out = _run("""
         import flexarray as xp
         from flexarray import nn
-        from flexarray._kernels import _warm
         every = record_every()
         r = np.random.default_rng(0)
         x = r.standard_normal((2, 64, 12, 12)).astype(np.float32)
@@ -441,16 +456,9 @@ def test_more_first_calls_do_not_compile_in_the_process(tmp_path):
                     np.asarray(nn.adaptive_avg_pool2d(G, 1)),
                     np.asarray(xp.exp(E)), np.asarray(xp.exp(E)),
                     np.asarray(nn.scaled_dot_product_attention(Q, Q, Q, is_causal=True))]
-        first = calls()
-        got = list(every)
         from flexarray import _threads
-        until_compiled(calls, lambda: _threads._pool.polls)
-        later = calls()
-        print(json.dumps({"compiles": got, "later": every[len(got):],
-                          "asked": sorted(d.py_func.__name__ for d, _ in _warm._asked),
-                          "same": [bool(np.array_equal(a.view(np.uint8), b.view(np.uint8)))
-                                   for a, b in zip(first, later)],
-                          "polls": _threads._pool.polls,
+        first, report = first_and_later(calls, every, lambda: _threads._pool.polls)
+        print(json.dumps({**report, "polls": _threads._pool.polls,
                           "conv": first[0].astype(float).tolist(),
                           "gap": first[1].astype(float).tolist(),
                           "att": first[4].astype(float).tolist()}))
@@ -714,7 +722,6 @@ def test_reduction_first_calls_do_not_compile(tmp_path):
     same bits; the values checked against float64 sums of the same elements."""
     out = _run("""
         import flexarray as xp
-        from flexarray._kernels import _warm
         r = np.random.default_rng(0)
         h = r.standard_normal(1 << 20).astype(np.float16); h[5] = -0.0
         f = r.standard_normal((2048, 2048)).astype(np.float32)
@@ -725,16 +732,8 @@ def test_reduction_first_calls_do_not_compile(tmp_path):
             return [np.asarray(v) for v in (xp.sum(H), xp.sum(F), xp.sum(I),
                                             xp.nansum(N, axis=1), xp.max(F, axis=0),
                                             xp.sum(H[::3]))]
-        first = calls()
-        got = list(compiles)
-        until_compiled(calls)
-        n0 = len(compiles)
-        later = calls()
-        print(json.dumps({"compiles": got, "later": compiles[n0:],
-                          "asked": sorted(d.py_func.__name__ for d, _ in _warm._asked),
-                          "same": [bool(a.dtype == b.dtype and a.tobytes() == b.tobytes())
-                                   for a, b in zip(first, later)],
-                          "vals": [v.astype(float).tolist() for v in first]}))
+        first, report = first_and_later(calls, compiles)
+        print(json.dumps({**report, "vals": [v.astype(float).tolist() for v in first]}))
     """, tmp_path / "cache", {"FLEXARRAY_NUM_THREADS": "2"})
     assert out["compiles"] == [] and out["later"] == []
     assert "_inner_kernel" in out["asked"] and "_outer_kernel" in out["asked"]
@@ -763,7 +762,6 @@ def test_copy_gather_select_int_matmul_first_calls_do_not_compile(tmp_path):
     kernels with the same bits, without a compile here. Values checked against NumPy."""
     out = _run("""
         import flexarray as xp
-        from flexarray._kernels import _warm
         every = record_every()
         r = np.random.default_rng(0)
         f = r.standard_normal((600, 700)).astype(np.float32); f[3, 4] = np.nan
@@ -781,16 +779,8 @@ def test_copy_gather_select_int_matmul_first_calls_do_not_compile(tmp_path):
                     np.asarray(xp.take(G, I)),
                     np.asarray(xp.where(C, W, -0.0)),
                     np.asarray(M8 @ M8.T), np.asarray(M32.T @ M32)]
-        first = calls()
-        got = list(every)
-        until_compiled(calls)
-        n = len(every)
-        later = calls()
-        print(json.dumps({"compiles": got, "later": every[n:],
-                          "asked": sorted(d.py_func.__name__ for d, _ in _warm._asked),
-                          "same": [bool(a.dtype == b.dtype and a.tobytes() == b.tobytes())
-                                   for a, b in zip(first, later)],
-                          "bits": [a.tobytes().hex() for a in first]}))
+        first, report = first_and_later(calls, every)
+        print(json.dumps({**report, "bits": [a.tobytes().hex() for a in first]}))
     """, tmp_path / "cache", {"FLEXARRAY_NUM_THREADS": "2"})
     assert out["compiles"] == [] and out["later"] == []
     assert out["asked"] == ["_copy_kernel", "_copy_kernel", "_gather_flat", "_matmul_kernel",
@@ -833,16 +823,8 @@ def test_other_convolutions_first_calls_do_not_compile(tmp_path):
             return [np.asarray(nn.conv2d(X, W5, padding=2)),
                     np.asarray(nn.conv2d(X, WD, stride=2, padding=1, groups=8)),
                     np.asarray(nn.conv_transpose2d(X, WT, stride=2))]
-        first = calls()
-        got = list(every)
-        until_compiled(calls)
-        n = len(every)
-        later = calls()
-        print(json.dumps({"compiles": got, "later": every[n:],
-                          "asked": sorted(d.py_func.__name__ for d, _ in _warm._asked),
-                          "same": [bool(a.tobytes() == b.tobytes())
-                                   for a, b in zip(first, later)],
-                          "vals": [a.astype(float).tolist() for a in first]}))
+        first, report = first_and_later(calls, every)
+        print(json.dumps({**report, "vals": [a.astype(float).tolist() for a in first]}))
         _warm._proc.kill()
     """, tmp_path / "cache", {"FLEXARRAY_NUM_THREADS": "2"})
     assert out["compiles"] == [] and out["later"] == []
