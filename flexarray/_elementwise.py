@@ -336,8 +336,8 @@ def _defer_inplace(name, func, cat, x, other) -> bool:
         shape = other.shape
         if shape != node.shape and not _fits(shape, node.shape):
             return False
-    r = defer(name, func, ops[:2])
-    if r is None or r._dtype is not x._dtype or r.shape != node.shape:
+    r = defer(name, func, ops[:2])  # (of node's shape: other broadcasts into it)
+    if r is None or r._dtype is not x._dtype:
         return False
     return adopt(x, node, r)
 

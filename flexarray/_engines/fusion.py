@@ -328,7 +328,7 @@ def _spent(registers, node):
     return None
 
 
-#: reductions over every axis the fused path computes: op -> (ufunc, combine)
+#: reductions over every axis the fused path computes: op -> its ufunc
 _REDUCE = {"sum": np.add, "max": np.maximum, "min": np.minimum}
 
 
