@@ -11,18 +11,20 @@ from __future__ import annotations
 
 import builtins
 import math
+import threading
 
 import numpy as np
 
 from . import _dtypes as _dt
 from ._array import _BY_NP, Array, Buffer, _new_object
 from ._buffer import lazy_copy
+from ._engines import copy as _copy
 from ._engines import fusion as _fusion
 from ._engines.elementwise import _broadcast_shape
 from ._fp import fp_quiet
 
-__all__ = ["Deferred", "adopt", "defer", "defer_where", "deferred", "fusion_operands", "hold",
-           "pending", "settle", "settled"]
+__all__ = ["Deferred", "Relayout", "adopt", "defer", "defer_where", "deferred",
+           "fusion_operands", "hold", "pending", "relayout", "settle", "settled"]
 
 _ARR = Array.__dict__["_arr"]  # the slot itself (Deferred's property stands in front of it)
 
@@ -57,12 +59,63 @@ class Deferred(Array):
     def size(self) -> int:
         return math.prod(_ARR.__get__(self).shape)
 
+    def __getitem__(self, key):
+        node = _ARR.__get__(self)
+        if type(node) is Relayout and (r := node.element(key)) is not None:
+            return r
+        return Array.__getitem__(self, key)
+
+
+class Relayout:
+    """A copy of an array in a shape that no view of it gives (``reshape``), pending:
+    ``args`` holds the array's copy-on-write snapshot, copied in C order when anything
+    reads the values (:func:`settle`), except a single element, read from the snapshot
+    (:meth:`element`: array-api-compat's ``is_lazy_array`` reads ``reshape(x, (-1,))[0]``
+    of every array type it does not know, then drops the copy). Not a fusion node:
+    :func:`pending` is None for it, so a call that uses it reads the values."""
+
+    __slots__ = ("args", "shape", "dtype", "users", "lock")
+
+    def __init__(self, snapshot, shape):
+        self.args = (snapshot,)
+        self.shape, self.dtype = shape, snapshot._arr.dtype
+        self.users = 0
+        self.lock = threading.Lock()
+
+    def evaluate(self) -> np.ndarray:
+        return _copy.contiguous(self.args[0]._arr).reshape(self.shape)
+
+    def element(self, key):
+        """The element at ``key``, an int in range for every axis, as a 0-d Array (a
+        copy, as eagerly); None for any other key, or once the values are computed."""
+        if type(key) is int:
+            key = (key,)
+        elif type(key) is not tuple:
+            return None
+        args, shape = self.args, self.shape
+        if not args or len(key) != len(shape):
+            return None
+        flat = 0
+        for i, n in zip(key, shape):
+            if type(i) is not int or not -n <= i < n:
+                return None
+            flat = flat * n + (i + n if i < 0 else i)
+        a = args[0]._arr
+        at = [0] * a.ndim
+        for axis in range(a.ndim - 1, -1, -1):
+            flat, at[axis] = divmod(flat, a.shape[axis])
+        out = _new_object(Array)
+        out._arr = np.asarray(a[tuple(at)])
+        out._buf = Buffer()
+        out._dtype = args[0]._dtype
+        return out
+
 
 Deferred.__name__ = Deferred.__qualname__ = "Array"  # (what users see: an Array)
 
 
 def deferred(node) -> Deferred:
-    """A Deferred array of the values of ``node`` (a fusion Node)."""
+    """A Deferred array of the values of ``node`` (a fusion Node, or a Relayout)."""
     d = _new_object(Deferred)
     _ARR.__set__(d, node)
     d._buf = Buffer()
@@ -85,7 +138,7 @@ def pending(x):
     """The fusion Node of ``x`` if it is a Deferred array not computed yet, else None."""
     if type(x) is Deferred:
         node = _ARR.__get__(x)
-        if type(node) is not np.ndarray:
+        if type(node) is _fusion.Node:
             return node
     return None
 
@@ -101,7 +154,7 @@ def settle(x) -> np.ndarray:
         v = _ARR.__get__(x)
         if type(v) is np.ndarray:
             return v
-        nd = _fusion.evaluate(node)
+        nd = _fusion.evaluate(node) if type(node) is _fusion.Node else node.evaluate()
         _ARR.__set__(x, nd)
         x.__class__ = Array
         if node.users:
@@ -130,6 +183,14 @@ def _snapshot(x):
     """A copy-on-write snapshot of plain Array ``x`` (a copy where none can be taken)."""
     c = lazy_copy(x)
     return c if c is not None else x._arr.copy()
+
+
+def relayout(x, shape):
+    """The values of Array ``x`` in C order as an array of ``shape`` (of x's size), copied
+    when read (:class:`Relayout`); None where no copy-on-write snapshot of x can be
+    taken."""
+    snapshot = lazy_copy(x)
+    return None if snapshot is None else deferred(Relayout(snapshot, shape))
 
 
 def settled(x):

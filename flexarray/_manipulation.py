@@ -16,7 +16,9 @@ import numpy as np
 
 from . import _dtypes as _dt
 from ._array import Array, copy_of, view_of, wrap
+from ._deferred import relayout
 from ._engines import copy as _copy
+from ._engines import gates
 from ._helpers import (as_count, broadcast_shape_of, check_alloc, check_array, check_copy,
                        int_tuple, moved, normalize_axes, normalize_axis, numpy_as_array)
 
@@ -318,6 +320,8 @@ def reshape(x, /, shape, *, copy=None):
             raise ValueError(f"reshape: an array of shape {x.shape} with strides "
                              f"{a.strides} (bytes) cannot be viewed as {shape}; copy=False "
                              f"forbids the copy this needs (use copy=None)") from None
+        if a.size >= gates.RELAYOUT_MIN and (r := relayout(x, shape)) is not None:
+            return r  # (copied when read: a single element is read without the copy)
         return wrap(_copy.contiguous(a).reshape(shape))
     if copy:  # NumPy's reshape(copy=True) is C-ordered
         return copy_of(x, view) if view.flags.c_contiguous else wrap(

@@ -3,6 +3,7 @@
 The layout strategies (tests/helpers/strategies.py: ``arrays``) pair every flexarray input with a
 NumPy array of the same elements *and the same strides*.
 """
+import contextlib
 import re
 
 import math
@@ -284,6 +285,101 @@ def test_reshape_copy_of_large_strided_arrays(dtype):
             r = xp.reshape(view, (-1,), copy=copy)
             assert r._buf is not x._buf
             assert_bits(r, ref.reshape(-1))
+
+
+@contextlib.contextmanager
+def relayout_from(size):
+    """Copying reshapes of ``size`` elements and more pending until read (gates.RELAYOUT_MIN)."""
+    from flexarray._engines import gates
+    old, gates.RELAYOUT_MIN = gates.RELAYOUT_MIN, size
+    try:
+        yield
+    finally:
+        gates.RELAYOUT_MIN = old
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.data(), write=st.sampled_from(["source", "result", None]))
+def test_a_pending_copying_reshape_reads_as_the_eager_copy(data, write):
+    # every copying reshape pending; its elements read one by one from the snapshot, then
+    # the whole array, against NumPy's copy; a write to x after the reshape never reaches it
+    x, ref = data.draw(arrays(min_dims=2, max_dims=4, min_side=1))
+    shape = data.draw(reshape_target(x.size))
+    try:
+        ref.reshape(shape, copy=False)
+        return  # (a view: nothing to copy)
+    except ValueError:
+        pass
+    want = ref.reshape(shape).copy()
+    with relayout_from(0):
+        r = xp.reshape(x, shape)
+    if write == "source" and x._arr.flags.writeable:
+        x[...] = xp.zeros_like(x)
+    at = data.draw(st.lists(st.tuples(*[st.integers(-n, n - 1) for n in want.shape]),
+                            min_size=1, max_size=4))
+    for key in at:
+        e = r[key if len(key) > 1 else key[0]]
+        assert_bits(e, want[key])
+        e[...] = xp.zeros_like(e)  # (a 0-d copy, as eagerly: r keeps its element)
+    if write == "result":
+        r[(0,) * r.ndim] = xp.zeros_like(r[(0,) * r.ndim])
+        want[(0,) * r.ndim] = 0
+    assert_bits(r, want)
+    if write != "source" and x._arr.flags.writeable:
+        assert_bits(x, ref)
+
+
+def test_a_pending_copying_reshape_refuses_bad_keys_as_eagerly():
+    x = xp.reshape(xp.arange(12.0), (3, 4)).mT
+    eager = xp.asarray(np.asarray(x).reshape(-1), copy=True)
+    for key in (12, -13, (0, 0), True, 1.0, (None, 0)):
+        try:
+            eager[key]
+        except (IndexError, TypeError) as e:
+            error = type(e)
+        else:
+            error = None
+        with relayout_from(0):
+            r = xp.reshape(x, (-1,))
+        if error is None:
+            assert_bits(r[key], np.asarray(eager[key]))
+        else:
+            with pytest.raises(error):
+                r[key]
+    with relayout_from(0):  # a NumPy integer is an index, as eagerly
+        assert float(xp.reshape(x, (-1,))[np.int64(1)]) == 4.0
+
+
+def test_a_pending_copying_reshape_of_a_large_array_copies_nothing_for_one_element(
+        monkeypatch):
+    from flexarray._engines import copy as engine
+    from flexarray._engines import gates
+    n = 1 << 9
+    x = xp.reshape(xp.arange(float(n * n)), (n, n)).mT
+    assert x.size >= gates.RELAYOUT_MIN
+    copies = []
+    monkeypatch.setattr(engine, "contiguous", lambda a: copies.append(a) or a.copy())
+    first = xp.reshape(x, (-1,))[0]  # (array-api-compat's is_lazy_array)
+    assert float(first) == 0.0 and copies == []
+    r = xp.reshape(x, (-1,))
+    assert float(r[1]) == n and float(r[-1]) == n * n - 1 and copies == []
+    assert_bits(r, np.arange(float(n * n)).reshape(n, n).T.reshape(-1))
+    assert len(copies) == 1
+
+
+def test_a_pending_copying_reshape_shared_between_threads_reads_the_same_values():
+    from helpers.threads import run_threads
+    n = 1 << 9
+    ref = np.arange(float(n * n)).reshape(n, n)
+    x = fx(ref).mT
+    want = ref.T.reshape(-1)
+    for _ in range(20):
+        with relayout_from(0):
+            r = xp.reshape(x, (-1,))
+        seen = {}
+        run_threads(lambda k: seen.__setitem__(k, np.array(r) if k % 2 else r[k * 1000]), 4)
+        for k, v in seen.items():
+            assert_bits(xp.asarray(v) if k % 2 else v, want if k % 2 else want[k * 1000])
 
 
 # --- computed -------------------------------------------------------------------------------

@@ -140,6 +140,11 @@ ARG_RUNS_THREADS_MIN = 1 << 20
 # bench/bench_namespace.py (transpose-copy 4096^2 float32)
 COPY_KERNEL_MIN = 1 << 16  # a copying reshape takes the tiled kernel
 
+# reshape(x.T, -1) then sum, f64, us, pending / eager: 64K 90.9 / 85.9, 128K 149.6 / 144.8,
+# 256K 289 / 283; reshape(x.T, -1)[0]: 7.7 us at any size (eager 64K 66, 1M 1,227)
+# python -m timeit -s "import flexarray as xp; x = xp.ones((362, 362)).T" "xp.sum(xp.reshape(x, -1))"
+RELAYOUT_MIN = 1 << 17  # a copying reshape is copied when read (a single element: no copy)
+
 # f64 8M 1.02 (busy 0.77), 16M 1.10 (busy 0.68); f32 8M 1.08 (busy 0.82)
 # bench/bench_threads.py --forced --ops copyT_f32,copyT_f64
 COPY_THREADS_MIN = 1 << 23
