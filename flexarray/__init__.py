@@ -85,9 +85,9 @@ from ._extensions import (cross, cumprod, cumsum, einsum, gradient, median, nana
                           nanstd, nansum, nanvar, pad, quantile, transpose)
 __all__ += _extensions.__all__
 # extension modules: the standard's linalg and fft, flexarray.nn, NumPy's lib path
-# (sliding_window_view, for xarray's rolling)
-from . import fft, linalg, nn, lib  # noqa: E402
-__all__ += ["fft", "linalg", "nn", "lib"]
+# (sliding_window_view, for xarray's rolling), SciPy's special functions (SciPy calls them)
+from . import fft, linalg, nn, lib, special  # noqa: E402
+__all__ += ["fft", "linalg", "nn", "lib", "special"]
 
 # operators and NumPy's protocols on Array
 from . import _dask, _protocols  # noqa: E402

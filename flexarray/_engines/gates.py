@@ -280,6 +280,12 @@ FFT_KERNEL_MIN_N_F32 = 1024
 FFT_KERNEL_MIN_N_F64 = 1024
 
 
+# --- Special functions (flexarray.special: SciPy's ufuncs) -----------------------------------
+
+# expit f64, pool / one thread: 32K 1.17, 64K 0.94, 128K 0.73, 256K 0.58, 1M 0.54
+# python -m timeit -s "import flexarray as xp; x = xp.ones(1 << 17)" "xp.special.expit(x)"
+SPECIAL_THREADS_MIN = 1 << 17  # result elements
+
 # --- nn ---------------------------------------------------------------------------------
 
 # waking the workers costs 30-100 us: a call needs ~0.2 ms of work (8M MACs of GEMM)

@@ -42,4 +42,10 @@ check("Ridge", got, Ridge(alpha=0.5, solver="svd").fit(Xn, yf).predict(Xn))
 check("logsumexp", scipy.special.logsumexp(X, axis=0), scipy.special.logsumexp(Xn, axis=0))
 check("expit", scipy.special.expit(X), scipy.special.expit(Xn))
 check("zscore", scipy.stats.zscore(X), scipy.stats.zscore(Xn))
+# SciPy's special functions take flexarray.special's (SciPy's ufuncs on the pool's threads)
+big = rng.standard_normal(300_000)
+got = scipy.special.log_ndtr(xp.asarray(big))
+assert "log_ndtr" in xp.special._cache, "scipy.special did not call flexarray.special"
+assert np.array_equal(np.asarray(got), scipy.special.log_ndtr(big)), "log_ndtr bits"
+print("ok flexarray.special from scipy.special")
 print("all ok")
