@@ -271,7 +271,8 @@ def reshape(x, /, shape, *, copy=None):
     """``x`` with a new ``shape`` (one entry may be -1, inferred).
 
     ``copy=None``: a view (sharing x's elements) when the strides allow it, exactly where
-    NumPy gives one, else a fresh copy. ``copy=False``: a view or ValueError.
+    NumPy gives one, else a fresh copy (from ``gates.RELAYOUT_MIN`` elements made when it
+    is read: one element is read without it). ``copy=False``: a view or ValueError.
     ``copy=True``: a copy, O(1) (a lazy copy of the view) when the strides allow a view.
     """
     if type(shape) is int:
