@@ -85,4 +85,4 @@ def take_along_axis(x, indices, /, *, axis=-1):
     broadcast_shape_of(rest, "take_along_axis", "'x' and 'indices' (without the axis) of "
                        "shapes")
     idx = checked_indices(idx, x.shape[ax], "take_along_axis")
-    return wrap(np.take_along_axis(x._arr, idx, axis=ax))
+    return wrap(_gather.take_along(x._arr, idx, ax))

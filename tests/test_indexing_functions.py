@@ -102,6 +102,44 @@ def along_axis_case(draw):
 @settings(max_examples=80)
 @given(case=along_axis_case(), data=st.data())
 def test_take_along_axis(case, data):
+    check_take_along_axis(case, data)
+
+
+@settings(max_examples=80, deadline=None)  # (a first call may compile the row kernel)
+@given(case=st.tuples(st.integers(2, 5), st.integers(1, 6)).map(lambda s: (s, s, -1)),
+       data=st.data(), standin=st.booleans())
+def test_take_along_axis_by_the_row_kernel(case, data, standin):
+    """Every 2-D gather along the last axis by the row kernel (its gate at 0), or by its
+    stand-in while it compiles, whatever the layouts and dtypes."""
+    from flexarray._engines import gates
+    from flexarray._kernels.copy import gather
+    old, gates.GATHER_ALONG_KERNEL_MIN_BYTES = gates.GATHER_ALONG_KERNEL_MIN_BYTES, 0
+    ready = gather.ready
+    if standin:
+        gather.ready = lambda *a: False
+    try:
+        check_take_along_axis(case, data)
+    finally:
+        gates.GATHER_ALONG_KERNEL_MIN_BYTES = old
+        gather.ready = ready
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int16, np.float32, np.float64,
+                                   np.complex128])
+@pytest.mark.parametrize("layout", ["C", "F", "strided"])
+def test_take_along_axis_of_large_rows_on_threads(dtype, layout):
+    from flexarray._engines import gates
+    rng = np.random.default_rng(3)
+    rows, n = 64, gates.GATHER_THREADS_MIN // 64 + 5
+    base = (rng.standard_normal((rows, 2 * n)) * 100).astype(dtype)
+    a = {"C": base[:, :n].copy(), "F": np.asfortranarray(base[:, :n]),
+         "strided": base[:, ::2]}[layout]
+    i = rng.integers(-n, n, (rows, n))
+    assert_bits(xp.take_along_axis(xp.asarray(a), xp.asarray(i), axis=-1),
+                np.take_along_axis(a, i % n, axis=-1))
+
+
+def check_take_along_axis(case, data):
     xshape, ishape, axis = case
     x, ref = data.draw(arrays(shape=xshape))
     n = xshape[axis]

@@ -234,18 +234,27 @@ def test_float16_sorts_whatever_stable_says(n, descending):
         np.testing.assert_array_equal(to_np(y), expected)
 
 
-@pytest.mark.parametrize("shape,axis", [((600, 7), 0), ((5, 700, 3), 1), ((5000, 3), 0)])
+@pytest.mark.parametrize("shape,axis", [((600, 7), 0), ((5, 700, 3), 1), ((5000, 3), 0),
+                                        ((7, 600), -1)])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.float16])
-def test_sorted_along_an_outer_axis_is_laid_out_as_numpys(shape, axis, dtype):
-    """sort/argsort results of a C array are C-contiguous as NumPy's, at every size (the
-    tie-repair and radix paths sorted a moved view): so reshapes are views exactly where
-    NumPy's are (reshape(copy=False) works)."""
+@pytest.mark.parametrize("layout", ["C", "F", "reversed axes"])
+def test_sorted_results_are_laid_out_as_numpys(shape, axis, dtype, layout):
+    """sort's values are laid out as the input (NumPy's copy of it is order "K"), argsort's
+    indices C-contiguous whatever the input, as NumPy's, at every size (the tie-repair and
+    radix paths sort a moved view): so reshapes are views exactly where NumPy's are."""
     a = np.random.default_rng(0).standard_normal(shape).astype(dtype)
+    a = {"C": a, "F": np.asfortranarray(a), "reversed axes": a.T.copy().T}[layout]
+    x = xp.asarray(a, copy=True)
+    assert to_np(x).strides == a.strides
     for f, ref in ((xp.sort, np.sort(a, axis=axis, kind="stable")),
                    (xp.argsort, np.argsort(a, axis=axis, kind="stable"))):
-        r = f(xp.asarray(a), axis=axis)
-        assert to_np(r).flags.c_contiguous
+        r = f(x, axis=axis)
+        assert to_np(r).strides == ref.strides, f.__name__
         np.testing.assert_array_equal(to_np(r), ref)
+        try:
+            ref.reshape(-1, copy=False)
+        except ValueError:
+            continue
         xp.reshape(r, (-1,), copy=False)
 
 

@@ -1,4 +1,4 @@
-"""The gather engine: ``take`` by NumPy's take or the gather kernel.
+"""The gather engine: ``take`` and ``take_along_axis`` by NumPy or the gather kernels.
 
 Chooses (gates in :mod:`.gates`, Copies and gathers):
 
@@ -7,6 +7,10 @@ Chooses (gates in :mod:`.gates`, Copies and gathers):
   copies each row with memcpy) and for layouts that are not C-contiguous;
 - else the Numba gather (``flexarray._kernels.copy.gather``) into memory from the result
   pool, on threads from ``gates.GATHER_THREADS_MIN`` moves.
+- ``take_along_axis`` along the last axis of a 2-D array (any layout) with indices of its
+  shape, from ``gates.GATHER_ALONG_KERNEL_MIN_BYTES`` of result: the row
+  gather kernel, its rows on threads as above (NumPy's fancy indexing runs one thread and
+  reads a strided row element by element); else NumPy's ``take_along_axis``.
 
 On a first call whose kernel is not in the disk cache the kernel module gathers by NumPy's
 take (an exact stand-in) while the kernel compiles in the background
@@ -22,7 +26,7 @@ from .. import _memory
 from .._threads import threads_for
 from . import gates
 
-__all__ = ["take", "take_checking"]
+__all__ = ["take", "take_along", "take_checking"]
 
 
 def take_checking(a: np.ndarray, idx: np.ndarray, axis: int, nbytes: int):
@@ -45,3 +49,18 @@ def take(a: np.ndarray, idx: np.ndarray, axis: int, shape: tuple, nbytes: int) -
         return gather.take(a, idx, axis, out, threads_for(gather.work(out),
                                                           gates.GATHER_THREADS_MIN))
     return np.take(a, idx, axis=axis)
+
+
+def take_along(a: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray:
+    """``np.take_along_axis(a, idx, axis)``; ``idx`` intp of ``a``'s rank, indices in
+    ``[0, a.shape[axis])`` (checked by the caller). The row gather kernel along the last
+    axis of a 2-D ``a`` (any layout) and ``idx`` of its shape, for results of
+    ``gates.GATHER_ALONG_KERNEL_MIN_BYTES`` or more, on threads from
+    ``gates.GATHER_THREADS_MIN`` moves; else NumPy's. (Results C-contiguous, as NumPy's.)"""
+    if (axis == 1 and a.ndim == 2 and a.shape == idx.shape and a.shape[0] > 1
+            and idx.size * a.itemsize >= gates.GATHER_ALONG_KERNEL_MIN_BYTES):
+        from .._kernels.copy import gather
+        out = _memory.empty(idx.shape, a.dtype)
+        return gather.take_rows(a, np.ascontiguousarray(idx), out, threads_for(
+            gather.work(out), gates.GATHER_THREADS_MIN))
+    return np.take_along_axis(a, idx, axis=axis)

@@ -15,7 +15,8 @@ Chooses (gates and their measurements in :mod:`.gates`, Sorting):
   sorts the indices inside each run of equal values; a run longer than
   ``gates.SORT_TIES_MAXRUN`` (many ties) hands the call to the radix kernel
   (``flexarray._kernels.sort.radix``, axes of ``gates.RADIX_KERNEL_MIN`` or more) or to
-  NumPy's stable sort. Longer axes: the radix kernel.
+  NumPy's stable sort. Longer axes: the radix kernel. Rows in pieces on the pool's
+  threads from ``gates.SORT_THREADS_MIN`` elements.
 - ``stable=False``: NumPy's SIMD sorts; float16 sorts and argsorts as with ``stable=True``
   (the radix kernel, or NumPy's stable sort: NumPy's default float16 sort is wrong on
   AVX-512 CPUs without AVX512-FP16, see ``_kind``).
@@ -38,8 +39,9 @@ NumPy's sorts lay them out.
 import numpy as np
 
 from .._helpers import moved
-from .._threads import threads_for
+from .._threads import run_items, threads_for
 from . import gates
+from .copy import contiguous
 
 __all__ = ["argsort", "sort", "unique_by_counting"]
 
@@ -145,12 +147,37 @@ def sort(raw, a, ax, descending, stable):
     return _as_laid_out(r.astype(raw.dtype, copy=False), raw)
 
 
+def _c_ordered(p):
+    """Indices ``p`` C-contiguous, as NumPy's ``np.argsort`` lays out every result
+    (whatever the input's layout: unlike ``np.sort``'s values)."""
+    return p if p.flags.c_contiguous else contiguous(p)
+
+
 def _stable_argsort(key, ax):
-    """NumPy's SIMD argsort of ``key`` along ``ax`` made stable, or None (long tie runs)."""
+    """NumPy's SIMD argsort of ``key`` along ``ax`` made stable, or None (long tie runs);
+    rows in pieces on the pool's threads from ``gates.SORT_THREADS_MIN`` elements (NumPy's
+    sort releases the GIL; it sorts every row on one thread)."""
     m = _last(key, ax)
-    p = m.argsort(axis=-1)
-    if not _ties().stable_ties(_rows(m), _rows(p), gates.SORT_TIES_MAXRUN):
+    rows = _rows(m)
+    p = np.empty(rows.shape, np.intp)
+    stable_ties, long_runs = _ties().stable_ties, []
+
+    def piece(lo, hi):
+        p[lo:hi] = rows[lo:hi].argsort(axis=-1)
+        if not stable_ties(rows[lo:hi], p[lo:hi], gates.SORT_TIES_MAXRUN):
+            long_runs.append((lo, hi))
+
+    nrows = rows.shape[0]
+    nthreads = min(nrows, threads_for(rows.size, gates.SORT_THREADS_MIN))
+    if nthreads > 1:
+        bounds = [nrows * i // (2 * nthreads) for i in range(2 * nthreads + 1)]
+        run_items(lambda i: piece(bounds[i], bounds[i + 1]), range(2 * nthreads), nthreads,
+                  pin=False)
+    else:
+        piece(0, nrows)
+    if long_runs:
         return None
+    p = p.reshape(m.shape)
     return p if ax == key.ndim - 1 else moved(p, -1, ax)
 
 
@@ -166,7 +193,7 @@ def _inverse_permutation(raw, ax):
     if not (ready(permutation.inverse, (raw.dtype, p.flags.c_contiguous), p, out, seen) and
             permutation.inverse(p, out, seen)):
         return None
-    return _as_laid_out(_unrows(out, raw, ax), raw)
+    return _c_ordered(_unrows(out, raw, ax))
 
 
 def argsort(raw, a, ax, descending, stable):
@@ -182,11 +209,11 @@ def argsort(raw, a, ax, descending, stable):
     if (stable and a.size >= gates.SORT_TIES_MIN and a.dtype in _SIMD
             and n <= gates.SORT_TIES_MAX[a.dtype.itemsize]
             and (p := _stable_argsort(key, ax)) is not None):
-        return _as_laid_out(p, raw)
+        return _c_ordered(p)
     if n >= gates.RADIX_KERNEL_MIN and (radix := _radix_rows(raw, ax)) is not None:
         mod, rows = radix
-        return _as_laid_out(_unrows(mod.argsort(rows, descending, _radix_threads(rows)), raw,
-                                    ax), raw)
+        return _c_ordered(_unrows(mod.argsort(rows, descending, _radix_threads(rows)), raw,
+                                  ax))
     return key.argsort(axis=ax, kind="stable" if stable else None)
 
 

@@ -1,4 +1,6 @@
-"""Gather along one axis of a C-contiguous array: ``take(x, idx, axis)``.
+"""Gather along one axis of a C-contiguous array: ``take(x, idx, axis)``; and along the
+rows of a 2-D array of any layout, each row by its own indices: ``take_along_axis(x, idx,
+-1)`` (:func:`take_rows`).
 
 ``x`` is seen as ``(outer, n, inner)`` and the result as ``(outer, m, inner)``; elements are
 moved as bit patterns (unsigned integers of the item size), so one specialization per item
@@ -21,7 +23,7 @@ import numpy as np
 from flexarray._kernels import kernel, ready
 from flexarray._threads import run_split
 
-__all__ = ["take", "take_standin", "work"]
+__all__ = ["take", "take_rows", "take_standin", "work"]
 
 _BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
@@ -61,6 +63,36 @@ def _gather(x, idx, out, n, inner, lo, hi):
                 for e in range(inner):
                     out[dst + e] = x[src + e]
         it = stop
+
+
+@kernel
+def _gather_rows(x, idx, out, lo, hi):
+    """``out[r, k] = x[r, idx[r, k]]`` for rows ``r`` in ``[lo, hi)``; ``x`` of any
+    strides (SciPy's rankdata gathers along the moved axis of a C array)."""
+    last = np.uint64(x.shape[1] - 1)
+    for r in range(lo, hi):
+        xr, ir, o = x[r], idx[r], out[r]
+        for k in range(o.size):
+            o[k] = xr[min(np.uint64(ir[k]), last)]
+
+
+def take_rows(x: np.ndarray, idx: np.ndarray, out: np.ndarray, nthreads: int = 1):
+    """``np.take_along_axis(x, idx, axis=1)`` into ``out`` (C-contiguous, idx's shape) on
+    up to ``nthreads`` threads; ``x`` 2-D of any layout, ``idx`` 2-D intp C-contiguous
+    rows of indices in ``[0, x.shape[1])``, as many rows as ``x``."""
+    size = x.dtype.itemsize
+    if size == 16:  # complex128: gathered as complex (one element, two words)
+        bits_x, bits_out = x, out
+    else:
+        bits_x, bits_out = x.view(_BITS[size]), out.view(_BITS[size])
+    args = (bits_x, idx, bits_out)
+    key = (bits_x.dtype, bits_x.flags.c_contiguous, bits_x.flags.f_contiguous,
+           bits_x.flags.writeable)
+    if ready(_gather_rows, key, *args, 0, 1):
+        run_split(_gather_rows, args, x.shape[0], nthreads, pieces_per_thread=4)
+    else:
+        np.copyto(out, np.take_along_axis(x, idx, axis=1))
+    return out
 
 
 def work(out: np.ndarray) -> int:
