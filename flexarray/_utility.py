@@ -7,7 +7,9 @@ import numpy as np
 
 from . import _dtypes as _dt
 from ._array import Array, wrap
+from ._deferred import pending
 from ._helpers import cast_result, check_array, check_int, normalize_axis, reduction_axes
+from ._engines import fusion as _fusion
 from ._engines import reductions as engine
 
 __all__ = ["all", "any", "diff"]
@@ -40,6 +42,11 @@ def _truth(ufunc, byte_op, func, x, axis, keepdims):
             return wrap(np.array(builtins.bool(a)))
         return wrap(np.asarray(ufunc.reduce(a, None, np.bool_)))
     axes = reduction_axes(func, x, axis, keepdims)
+    if (node := pending(x)) is not None and axes and axes[0] == 0 and (
+            len(axes) == len(node.shape) or len(axes) == 1):
+        r = _decided_early(ufunc, node, axes, keepdims)
+        if r is not None:
+            return r
     a = x._arr
     if (x._dtype is _dt.bool and len(axes) == 1 and a.ndim > 1 and a.shape[axes[0]] > 1
             and abs(a.strides[axes[0]]) > 1):  # 0/1 bytes: min is all, max is any
@@ -47,6 +54,21 @@ def _truth(ufunc, byte_op, func, x, axis, keepdims):
         return wrap(r.view(np.bool_))
     r = ufunc.reduce(a, None if len(axes) == a.ndim else axes, np.bool_, None, keepdims)
     return wrap(np.asarray(r))
+
+
+def _decided_early(ufunc, node, axes, keepdims):
+    """``all``/``any`` (``ufunc`` logical and/or) over every axis or axis 0 of a pending
+    chain ``node``, decided by its first block of rows alone (fusion's
+    :func:`~._engines.fusion.leading`): every result already False for ``all`` (True for
+    ``any``), whatever the other rows hold; None otherwise (the caller computes the
+    values). scikit-learn's ``_nanmin``/``_nanmax`` ask ``all(isnan(X), axis=0)`` after
+    the fused min/max: one row of numbers decides it, and the mask is never made."""
+    if node.shape[0] < 2:
+        return None
+    part = ufunc.reduce(_fusion.leading(node), None if len(axes) > 1 else 0, np.bool_,
+                        None, keepdims)
+    decided = not part.any() if ufunc is np.logical_and else part.all()
+    return wrap(np.asarray(part)) if decided else None
 
 
 def _edge(value, name, x, ax, dt):

@@ -77,7 +77,7 @@ BINARY = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "less",
           "equal", "logical_and", "bitwise_xor", "copysign", "pow", "floor_divide"]
 UNARY = ["negative", "abs", "square", "sqrt", "floor", "isnan", "logical_not", "sign",
          "exp", "reciprocal"]
-REDUCTIONS = [None, "sum", "mean", "max", "min", "var", "std", "prod"]
+REDUCTIONS = [None, "sum", "mean", "max", "min", "var", "std", "prod", "all", "any"]
 #: in-place operators a program applies to an earlier result (or an input)
 INPLACE = {"add": operator.iadd, "subtract": operator.isub, "multiply": operator.imul,
            "divide": operator.itruediv, "pow": operator.ipow, "bitwise_xor": operator.ixor}
@@ -291,6 +291,40 @@ def test_a_sum_of_a_chain_reads_no_intermediate(monkeypatch, data):
         s = xp.sum((a - b) ** 2)
     assert calls == []
     assert float(s) == float(np.sum((data[0] - data[1]) ** 2))
+
+
+@pytest.mark.parametrize("where", ["first block", "last row", "nowhere"])
+@pytest.mark.parametrize("func", ["all", "any"])
+@pytest.mark.parametrize("axis,keepdims", [(None, False), (None, True), (0, False),
+                                           (0, True), ((0, 1), False)])
+def test_all_and_any_of_a_chain_decided_by_its_first_rows(monkeypatch, where, func, axis,
+                                                          keepdims):
+    """``all(isnan(X), axis=0)`` (scikit-learn's _nanmin): a first block of rows with a
+    number in every column decides it, and the mask is never made; where the first rows
+    do not decide (the deciding value in the last row, or nowhere) the values are
+    computed: the eager result every time."""
+    rows = 3 * fusion.gates.FUSION_BLOCK // 16
+    v = np.full((rows, 16), np.nan)
+    decide = {"first block": (slice(0, 2), slice(None)), "last row": (-1, slice(None)),
+              "nowhere": (slice(0, 0), slice(None))}[where]
+    v[decide] = 1.0
+    if func == "any":  # (any(x == x): true for the numbers)
+        def chain(x):
+            return x == x
+    else:
+        def chain(x):
+            return xp.isnan(x)
+    want = getattr(np, func)(chain(v) if func == "any" else np.isnan(v), axis=axis,
+                             keepdims=keepdims)
+    evaluated = []
+    real = fusion.evaluate
+    monkeypatch.setattr(fusion, "evaluate", lambda node: evaluated.append(node) or
+                        real(node))
+    with gate(GATE):
+        x = xp.asarray(v, copy=True)
+        r = getattr(xp, func)(chain(x), axis=axis, keepdims=keepdims)
+    same(want, r)
+    assert (evaluated == []) == (where == "first block")
 
 
 # --- eager semantics ------------------------------------------------------------------------

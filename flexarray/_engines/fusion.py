@@ -47,7 +47,7 @@ from . import elementwise as _elementwise
 from .reductions import _numpy_tree_holds, _tree_combine, _tree_leaves
 
 __all__ = ["BLOCKS_MIN", "MIN", "FUSIBLE", "Node", "c_like", "evaluate", "fusible", "is_flat",
-           "reduce_all", "reduce_rows", "where_into"]
+           "leading", "reduce_all", "reduce_rows", "where_into"]
 
 #: elements from which an elementwise call waits to be fused: ``gates.FUSION_MIN``;
 #: ``FLEXARRAY_FUSION=0`` turns fusion off (never), ``FLEXARRAY_FUSION_MIN`` sets the gate
@@ -326,6 +326,18 @@ def _spent(registers, node):
         if a.shape == node.shape and a.dtype == node.dtype and a.flags.c_contiguous:
             return a
     return None
+
+
+def leading(root: Node) -> np.ndarray:
+    """The values of ``root``'s first block of items along axis 0 (about
+    ``gates.FUSION_BLOCK`` elements, whole rows), computed alone: for a reduction that the
+    first values may decide (``all``/``any``: :func:`._utility._truth`)."""
+    prog = _Program(root, flat=False)
+    hi = min(prog.total, prog.step)
+    out = np.empty((hi,) + tuple(root.shape[1:]), root.dtype)
+    with fp_quiet():
+        prog.run(0, hi, out, prog.registers(hi))
+    return out
 
 
 #: reductions over every axis the fused path computes: op -> its ufunc
