@@ -182,7 +182,7 @@ def hold(x, node=None):
 def _snapshot(x):
     """A copy-on-write snapshot of plain Array ``x`` (a copy where none can be taken)."""
     c = lazy_copy(x)
-    return c if c is not None else x._arr.copy()
+    return c if c is not None else x._arr.copy(order="K")  # (in x's layout, as a view)
 
 
 def relayout(x, shape):
@@ -244,9 +244,11 @@ def defer(name, func, xs):
     deferred, and NumPy scalars as the eager call passes them, validated and promoted), as
     a Deferred array that later calls may fuse with (:mod:`._engines.fusion`); None where
     it is computed now: an operation or dtype that does not fuse, a result below the gate
-    (``fusion.MIN``), an operand of the result's shape not laid out in C order, or one
-    whose copy-on-write snapshot cannot be taken (memory shared with another library, a
-    write in progress, views that flexarray does not know)."""
+    (``fusion.MIN``), operands of the result's shape in no one memory order (C order, or
+    another that all of them share: ``fusion.memory_order``), a broadcast operand over two
+    axes or more not in C order (or beside operands in another order), or one whose
+    copy-on-write snapshot cannot be taken (memory shared with another library, a write
+    in progress, views that flexarray does not know)."""
     if name not in _fusion.FUSIBLE:
         return None
     nodes = [pending(x) for x in xs]
@@ -259,6 +261,8 @@ def defer(name, func, xs):
     if math.prod(shape) < _fusion.MIN:
         return None
     operands, ops = [], 1  # (operand, its node, its NumPy array) in order
+    orders = set()  # (the memory orders of the operands of the result's shape)
+    planes = False  # (a broadcast operand spanning two axes or more)
     for x, node in zip(xs, nodes):
         a = None
         if isinstance(x, Array):
@@ -268,11 +272,24 @@ def defer(name, func, xs):
                 node = None
             if node is not None:
                 ops += node.ops
+                orders.add(node.perm)
             else:
                 a = x._arr
-                if a.shape == shape and not _fusion.c_like(a):
-                    return None  # (eager lays the result out as a: not in C order)
+                if a.shape == shape:
+                    perm = _fusion.memory_order(a)
+                    if perm is None and not _fusion.c_like(a):
+                        return None  # (no one memory order for eager's order "K")
+                    orders.add(perm)
+                elif a.ndim > 1 and sum(n > 1 for n in a.shape) > 1:
+                    if not _fusion.c_like(a):
+                        return None  # (eager's order "K" follows it too)
+                    planes = True
         operands.append((x, node, a))
+    if len(orders) > 1:
+        return None  # (operands in different orders: eager's order "K" chooses)
+    perm = orders.pop() if orders else None
+    if perm is not None and planes:
+        return None  # (a broadcast operand in C order beside them: eager's "K" weighs both)
     probe = [n if n is not None else a if a is not None else x for x, n, a in operands]
     if not _fusion.fusible(name, probe):
         return None
@@ -286,9 +303,13 @@ def defer(name, func, xs):
             if x is None:
                 return None
         args.append(node if node is not None else x)
+    arrays = [a for _, _, a in operands if a is not None]
+    if perm is not None:  # (the chain runs in that order: its operands seen in it)
+        arrays = [_fusion.permuted(a, perm) for a in arrays]
     node = _fusion.Node(name, func, tuple(args), shape, _result_dtype(name, func, probe),
                         all(n.flat for _, n, _ in operands if n is not None) and
-                        _fusion.is_flat(shape, [a for _, _, a in operands if a is not None]))
+                        _fusion.is_flat(tuple(shape[i] for i in perm) if perm else shape,
+                                        arrays), perm)
     for x, child, _ in operands:
         if child is not None:
             hold(x, child)

@@ -304,8 +304,8 @@ def _fused_squares(x, a, m, axes, acc):
     if node is None and a is None:
         a = x._arr  # (computed meanwhile by another thread)
     if node is not None:
-        if not (node.flat or rows):
-            return None
+        if not (node.flat or rows) or node.perm is not None:
+            return None  # (a chain in another memory order: reduced in its own order)
         base = node
     elif not (a.flags.c_contiguous and a.size >= fusion.MIN):
         return None

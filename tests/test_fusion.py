@@ -102,7 +102,7 @@ def programs(draw):
         sub = draw(hnp.broadcastable_shapes(shape, min_dims=0, max_dims=len(shape),
                                             min_side=0))
         data = draw(hnp.arrays(dt, sub, elements=values(dt)))
-        view = draw(st.sampled_from(["plain", "reversed", "transposed"]))
+        view = draw(st.sampled_from(["plain", "reversed", "transposed", "memory order"]))
         inputs.append((data, view))
     steps = []
     for _ in range(draw(st.integers(1, 6))):
@@ -130,6 +130,10 @@ def make_inputs(inputs):
         a = xp.asarray(data, copy=True)
         if view == "reversed" and a.ndim:
             a = xp.flip(a, axis=0)
+        elif view == "memory order" and a.ndim >= 2:  # (its axes in memory: last first)
+            order = tuple(range(a.ndim))[::-1]
+            laid = np.ascontiguousarray(np.transpose(data, order)).transpose(np.argsort(order))
+            a = xp.asarray(laid, copy=True)
         elif view == "transposed" and a.ndim >= 2:
             a = xp.asarray(xp.permute_dims(a, tuple(range(a.ndim))[::-1]), copy=True)
             a = xp.permute_dims(a, tuple(range(a.ndim))[::-1])
@@ -251,6 +255,91 @@ CHAINS = {
     "sum(float32 m - 1, axis=0)": lambda a, b, m: xp.sum(xp.astype(m, xp.float32) - 1, axis=0),
     "sum(a > b)": lambda a, b, m: xp.sum(a > b),
 }
+
+
+@st.composite
+def chains_in_memory_order(draw):
+    """Two to four operands of one shape (2-3 axes of 2-7) laid out in one memory order
+    that is not C's, a broadcast operand, and a chain of steps over them."""
+    shape = draw(hnp.array_shapes(min_dims=2, max_dims=3, min_side=2, max_side=7))
+    order = draw(st.permutations(range(len(shape))).filter(
+        lambda p: list(p) != sorted(p)))
+    dt = draw(st.sampled_from([np.float64, np.float32]))
+    full = [draw(hnp.arrays(dt, shape, elements=values(dt)))
+            for _ in range(draw(st.integers(1, 3)))]
+    small = draw(hnp.arrays(dt, draw(hnp.broadcastable_shapes(shape, min_dims=1)),
+                            elements=values(dt)))
+    steps = draw(st.lists(st.tuples(st.sampled_from(["add", "subtract", "multiply", "divide",
+                                                     "maximum", "less", "sqrt", "abs"]),
+                                    st.integers(0, 99), st.integers(0, 99)),
+                          min_size=1, max_size=5))
+    reduction = draw(st.sampled_from([None, "sum", "max", "all", "mean", "var"]))
+    axis = draw(st.sampled_from([None, 0, -1]))
+    return order, full, small, steps, reduction, axis
+
+
+@settings(max_examples=150, deadline=None)
+@given(chains_in_memory_order())
+def test_chains_of_operands_in_another_memory_order_give_eager_bits(case):
+    """Operands laid out in one order that is not C's (NumPy's order "K" lays the eager
+    results out in it) fuse, computed in that order: the eager bits and layout."""
+    order, full, small, steps, reduction, axis = case
+    made = []
+    real = fusion.Node.__init__
+
+    def init(self, *args, **kw):
+        real(self, *args, **kw)
+        made.append(self.perm)
+
+    def program():
+        pool = [xp.permute_dims(xp.asarray(np.ascontiguousarray(np.transpose(v, order)),
+                                           copy=True), tuple(np.argsort(order).tolist()))
+                for v in full] + [xp.asarray(small, copy=True)]
+        out = []
+        for name, i, j in steps:
+            x = pool[i % len(pool)]
+            if name in ("sqrt", "abs"):
+                r = getattr(xp, name)(x)
+            else:
+                r = getattr(xp, name)(x, pool[j % len(pool)])
+            if r.dtype == xp.bool:
+                r = xp.where(r, x, 0.5)
+            pool.append(r)
+            out.append(r)
+        if reduction is not None:
+            kw = {} if reduction == "all" and axis is None else {"axis": axis}
+            out.append(getattr(xp, reduction)(out[-1], **kw))
+        return out
+
+    fusion.Node.__init__ = init
+    try:
+        eager, fused = run_both(program)
+    finally:
+        fusion.Node.__init__ = real
+    for e, f in zip(eager, fused):
+        same(e, f)
+    if steps[0][0] in ("sqrt", "abs") and steps[0][1] % (len(full) + 1) < len(full):
+        assert made and made[0] == tuple(order)  # (a full operand's first step: fused)
+
+
+def test_scipys_moved_axis_chains_fuse_in_their_memory_order(data):
+    """SciPy's stats move the axis last: a C array's columns become the rows of an
+    F-ordered view, and ``(x - mean) / sd`` over it waits and runs in one pass in memory
+    order (the eager bits and F layout), its reductions then eager."""
+    m = np.asarray(data[2])
+    x = xp.moveaxis(xp.asarray(m, copy=True), 0, -1)
+    assert x._arr.flags.f_contiguous  # (not exported: that would pin its memory)
+    mu = xp.mean(x, axis=-1, keepdims=True)
+    sd = xp.std(x, axis=-1, keepdims=True)
+    with gate(GATE):
+        z = ((x - mu) / sd) ** 2
+        assert type(z) is Deferred and _deferred.pending(z).perm == (1, 0)
+        s = xp.sum(z, axis=-1)
+    with gate(math.inf):
+        zx = ((x - mu) / sd) ** 2
+        sx = xp.sum(zx, axis=-1)
+    same(zx, z)
+    same(sx, s)
 
 
 @pytest.mark.parametrize("name", CHAINS)

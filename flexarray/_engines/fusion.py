@@ -27,10 +27,15 @@ pairwise summation tree (``flexarray._engines.reductions``), its leaves computed
 block: NumPy's single call's bits; integer sums, which do not round, in any blocks. Sums
 over axis 0 (:func:`reduce_rows`) add the rows in turn, as NumPy does.
 
-Layouts: the result is C-ordered, as the eager call lays it out when every operand of
-the result's shape is (:func:`c_like`). With every array operand of the result's shape
-and C-contiguous the blocks are flat runs; otherwise they are runs of rows (the outermost
-axis), each operand cut along it where it has that extent and broadcast whole otherwise.
+Layouts: the result is laid out as the eager call's order "K" lays it out: in C order
+when every operand of the result's shape is (:func:`c_like`), or in the one memory order
+they share (``Node.perm``, :func:`memory_order`: SciPy's stats move the axis last, and
+a C array's columns become an F-ordered view); the chain then runs on its operands seen
+in that order (:func:`permuted`) and the result is transposed back; its reductions are
+the eager ones (their order follows the layout). With every array operand of the result's
+shape contiguous in that order the blocks are flat runs; otherwise they are runs of rows
+(the outermost axis in memory), each operand cut along it where it has that extent and
+broadcast whole otherwise.
 """
 from __future__ import annotations
 
@@ -77,12 +82,13 @@ class Node:
     in the chain (a limit keeps the scratch memory in the cache); ``users``: the nodes made
     on this one; ``value``: once computed and kept by its array, a leaf of the result."""
 
-    __slots__ = ("name", "func", "args", "shape", "dtype", "ops", "flat", "users", "value",
-                 "lock", "__weakref__")
+    __slots__ = ("name", "func", "args", "shape", "dtype", "ops", "flat", "perm", "users",
+                 "value", "lock", "__weakref__")
 
-    def __init__(self, name, func, args, shape, dtype, flat):
+    def __init__(self, name, func, args, shape, dtype, flat, perm=None):
         self.name, self.func, self.args = name, func, args
         self.shape, self.dtype, self.flat = shape, dtype, flat
+        self.perm = perm  # (None: C order; else the axes outermost first in memory)
         self.ops = 1 + sum(a.ops for a in args if type(a) is Node)
         self.users = 0  # (counted by the caller, under each operand's lock)
         self.value = None
@@ -132,6 +138,24 @@ def c_like(a: np.ndarray) -> bool:
     return all(s[i] >= s[i + 1] for i in range(len(s) - 1))
 
 
+def memory_order(a: np.ndarray):
+    """The axes of ``a`` outermost first in memory (NumPy's order "K" lays out a result of
+    ``a``'s shape so): None where that is C order (:func:`c_like`) or not one order
+    (an axis of one element, whose place NumPy's stride rules decide)."""
+    if c_like(a) or 1 in a.shape:
+        return None
+    perm = tuple(sorted(range(a.ndim), key=lambda i: -abs(a.strides[i])))
+    return perm if c_like(a.transpose(perm)) else None
+
+
+def permuted(a, perm):
+    """NumPy array ``a`` (broadcastable to a result of ``len(perm)`` axes) as a view in
+    the result's memory order ``perm``."""
+    if a.ndim < len(perm):
+        a = a.reshape((1,) * (len(perm) - a.ndim) + a.shape)
+    return a.transpose(perm)
+
+
 def is_flat(shape, arrays) -> bool:
     """Whether every one of NumPy ``arrays`` is C-contiguous of ``shape`` (or of one
     element): the blocks are then flat runs of memory."""
@@ -151,8 +175,8 @@ class _Walk:
     those would make a reference cycle that keeps the nodes and their operands' memory
     until the cyclic garbage collector runs.)"""
 
-    def __init__(self, shape, flat):
-        self.shape, self.flat = shape, flat
+    def __init__(self, shape, flat, perm):
+        self.shape, self.flat, self.perm = shape, flat, perm
         self.n0 = shape[0] if shape else 1
         self.resolved, self.order, self.uses = {}, [], {}
 
@@ -168,6 +192,8 @@ class _Walk:
             a = a.value  # computed: its values are a leaf
         if type(a) is np.ndarray or hasattr(a, "_arr"):
             arr = _leaf(a)
+            if self.perm is not None:
+                arr = permuted(arr, self.perm)
             if self.flat:
                 return (1, arr.reshape(-1)) if arr.size > 1 else (0, arr.reshape(-1))
             shape = self.shape
@@ -190,15 +216,17 @@ class _Program:
     block of the result. The operands are read once, here: a node computed meanwhile by
     another thread is its value (its ``value`` is set before its ``args`` go)."""
 
-    def __init__(self, root: Node, flat=None):
-        self.shape = shape = root.shape
+    def __init__(self, root: Node, flat=None, in_memory_order=True):
+        perm = root.perm if in_memory_order else None
+        self.perm = perm
+        self.shape = shape = root.shape if perm is None else tuple(root.shape[i] for i in perm)
         self.flat = flat = root.flat if flat is None else flat
         self.root_dtype = root.dtype
         self.row = 1 if flat else math.prod(shape[1:])
         self.total = math.prod(shape) if flat else (shape[0] if shape else 1)
         self.step = max(1, gates.FUSION_BLOCK // max(self.row, 1))  # items per block
         self.block = (self.step,) if flat else (self.step,) + tuple(shape[1:])
-        walk = _Walk(shape, flat)
+        walk = _Walk(shape, flat, perm)
         args = root.args  # (first, as in _Walk.operand)
         if root.value is not None:  # (computed meanwhile by another thread: its values)
             walk.visit(root, np.positive, (root.value,))
@@ -282,16 +310,16 @@ def evaluate(root: Node) -> np.ndarray:
     loops = _loops(prog)
     if loops is not None:
         mod, inputs = loops
-        out = _memory.empty(root.shape, root.dtype)
+        out = _memory.empty(prog.shape, root.dtype)
         target = out.reshape(-1) if prog.flat else out
         args = (target,) + inputs
         if _kernels_ready(mod.fill, args + (0, prog.total)):  # (elements, or rows)
             _threads.run_split(mod.fill, args, prog.total, _threads.threads_for(
                 out.nbytes, gates.ELEMENTWISE_THREADS_MIN_BYTES), pieces_per_thread=4)
-            return out
+            return _in_shape(out, root)
     if n < BLOCKS_MIN:
         return _replay(root)
-    out = _memory.empty(root.shape, root.dtype)
+    out = _memory.empty(prog.shape, root.dtype)
     target = out.reshape(-1) if prog.flat else out
     bounds = _blocks(prog)
 
@@ -300,14 +328,21 @@ def evaluate(root: Node) -> np.ndarray:
         prog.run(lo, hi, target[lo:hi], regs)
 
     _run_blocks(prog, bounds, body)
-    return out
+    return _in_shape(out, root)
+
+
+def _in_shape(out, root):
+    """``out``, the values in ``root``'s memory order, as an array of its shape: laid out
+    as NumPy's order "K" lays out the eager result."""
+    return out if root.perm is None else out.transpose(np.argsort(root.perm))
 
 
 def _replay(root) -> np.ndarray:
     """The chain computed call by call, each step as its eager call computes it
     (``elementwise.ufunc``: the pool's threads, recycled memory, NumPy's order "K"), from
     the leaves in their own layouts."""
-    prog = _Program(root, flat=False)  # (its operands whole, in their shapes)
+    prog = _Program(root, flat=False, in_memory_order=False)  # (its operands whole, in
+    # their shapes and layouts)
     regs = {}  # (a register's array, once made, takes the later values given to it, and
     for (func, ops, dst), node in zip(prog.steps, prog.nodes):  # the result those of a
         args = tuple(regs[x] if k == 2 else x for k, x in ops)  # register it reads last,
@@ -332,7 +367,7 @@ def leading(root: Node) -> np.ndarray:
     """The values of ``root``'s first block of items along axis 0 (about
     ``gates.FUSION_BLOCK`` elements, whole rows), computed alone: for a reduction that the
     first values may decide (``all``/``any``: :func:`._utility._truth`)."""
-    prog = _Program(root, flat=False)
+    prog = _Program(root, flat=False, in_memory_order=False)
     hi = min(prog.total, prog.step)
     out = np.empty((hi,) + tuple(root.shape[1:]), root.dtype)
     with fp_quiet():
@@ -362,7 +397,7 @@ def reduce_all(op: str, root: Node, acc):
     """
     dt = root.dtype
     n = math.prod(root.shape)
-    if n == 0 or n < gates.FUSION_REDUCE_MIN or not root.flat:
+    if n == 0 or n < gates.FUSION_REDUCE_MIN or not root.flat or root.perm is not None:
         return None
     f = _REDUCE[op]
     prog = _Program(root)
@@ -426,6 +461,8 @@ def reduce_rows(root: Node, acc, op="sum"):
     - max and min of floats: exact, unless a column's result is a zero or a NaN (whose
       sign and payload the eager loop decides: None)."""
     dt, shape = root.dtype, root.shape
+    if root.perm is not None:
+        return None  # (the eager reduction of a non-C layout: its own order)
     if (dt != acc if op == "sum" else dt not in (_F4, _F8)) or dt.kind != "f" or \
             len(shape) != 2 or shape[0] < 2 or 0 in shape or math.prod(shape) < (
                 gates.FUSION_REDUCE_MIN if op == "sum" else gates.FUSION_EXTREMA_MIN):
