@@ -126,14 +126,16 @@ def _fused(op, x, axes, acc, keepdims):
     node = hold(x)  # (counted: computed meanwhile by another thread, it keeps its values)
     if node is None:
         return None
-    if len(axes) == len(node.shape):
-        if engine.kernel_takes_all(op, node.dtype, node.shape, acc):
+    # (the eager reduction's order follows memory: the chain's axes in its memory order)
+    shape = fusion.in_memory_order(node)
+    outer = axes == ((0,) if node.perm is None else (node.perm[0],))
+    if len(axes) == len(shape):
+        if engine.kernel_takes_all(op, node.dtype, shape, acc):
             return None
         r = fusion.reduce_all(op, node, acc)
-    elif axes == (0,) and op == "sum" and engine.sums_rows_in_order(node.dtype, node.shape,
-                                                                      acc):
+    elif outer and op == "sum" and engine.sums_rows_in_order(node.dtype, shape, acc):
         r = fusion.reduce_rows(node, acc)
-    elif axes == (0,) and op != "sum":
+    elif outer and op != "sum":
         r = fusion.reduce_rows(node, acc, op)
     else:
         return None

@@ -31,8 +31,9 @@ Layouts: the result is laid out as the eager call's order "K" lays it out: in C 
 when every operand of the result's shape is (:func:`c_like`), or in the one memory order
 they share (``Node.perm``, :func:`memory_order`: SciPy's stats move the axis last, and
 a C array's columns become an F-ordered view); the chain then runs on its operands seen
-in that order (:func:`permuted`) and the result is transposed back; its reductions are
-the eager ones (their order follows the layout). With every array operand of the result's
+in that order (:func:`permuted`) and the result is transposed back; its reductions run
+over its axes in memory order (:func:`in_memory_order`: the eager reductions' order
+follows memory, not the axes' names). With every array operand of the result's
 shape contiguous in that order the blocks are flat runs; otherwise they are runs of rows
 (the outermost axis in memory), each operand cut along it where it has that extent and
 broadcast whole otherwise.
@@ -51,8 +52,9 @@ from . import gates
 from . import elementwise as _elementwise
 from .reductions import _numpy_tree_holds, _tree_combine, _tree_leaves
 
-__all__ = ["BLOCKS_MIN", "MIN", "FUSIBLE", "Node", "c_like", "evaluate", "fusible", "is_flat",
-           "leading", "reduce_all", "reduce_rows", "where_into"]
+__all__ = ["BLOCKS_MIN", "MIN", "FUSIBLE", "Node", "c_like", "evaluate", "fusible",
+           "in_memory_order", "is_flat", "leading", "memory_order", "permuted", "reduce_all",
+           "reduce_rows", "where_into"]
 
 #: elements from which an elementwise call waits to be fused: ``gates.FUSION_MIN``;
 #: ``FLEXARRAY_FUSION=0`` turns fusion off (never), ``FLEXARRAY_FUSION_MIN`` sets the gate
@@ -146,6 +148,11 @@ def memory_order(a: np.ndarray):
         return None
     perm = tuple(sorted(range(a.ndim), key=lambda i: -abs(a.strides[i])))
     return perm if c_like(a.transpose(perm)) else None
+
+
+def in_memory_order(root: Node) -> tuple:
+    """``root``'s shape, its axes in its memory order (outermost first)."""
+    return root.shape if root.perm is None else tuple(root.shape[i] for i in root.perm)
 
 
 def permuted(a, perm):
@@ -397,7 +404,7 @@ def reduce_all(op: str, root: Node, acc):
     """
     dt = root.dtype
     n = math.prod(root.shape)
-    if n == 0 or n < gates.FUSION_REDUCE_MIN or not root.flat or root.perm is not None:
+    if n == 0 or n < gates.FUSION_REDUCE_MIN or not root.flat:
         return None
     f = _REDUCE[op]
     prog = _Program(root)
@@ -451,8 +458,9 @@ def reduce_all(op: str, root: Node, acc):
 
 
 def reduce_rows(root: Node, acc, op="sum"):
-    """``op`` ("sum", "max", "min") over axis 0 of ``root``'s values (two dimensions, C
-    order), as a fresh array, by the chain's generated loop (its columns on the pool's
+    """``op`` ("sum", "max", "min") over axis 0 of ``root``'s values (two dimensions; the
+    outer axis in memory: the last one of an F-ordered chain), as a fresh array, by the
+    chain's generated loop (its columns on the pool's
     threads: each column's order is its own); None where there is none, or not compiled
     yet (the eager passes are then as fast as blocks of rows would be).
 
@@ -460,9 +468,7 @@ def reduce_rows(root: Node, acc, op="sum"):
       (``reductions.sums_rows_in_order`` says when the eager sum takes it);
     - max and min of floats: exact, unless a column's result is a zero or a NaN (whose
       sign and payload the eager loop decides: None)."""
-    dt, shape = root.dtype, root.shape
-    if root.perm is not None:
-        return None  # (the eager reduction of a non-C layout: its own order)
+    dt, shape = root.dtype, in_memory_order(root)
     if (dt != acc if op == "sum" else dt not in (_F4, _F8)) or dt.kind != "f" or \
             len(shape) != 2 or shape[0] < 2 or 0 in shape or math.prod(shape) < (
                 gates.FUSION_REDUCE_MIN if op == "sum" else gates.FUSION_EXTREMA_MIN):
