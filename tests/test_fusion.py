@@ -323,7 +323,8 @@ def test_chains_of_operands_in_another_memory_order_give_eager_bits(case):
 
 
 @pytest.mark.parametrize("op", ["sum", "mean", "max", "min"])
-def test_scipys_moved_axis_chains_fuse_in_their_memory_order(monkeypatch, data, op):
+@pytest.mark.parametrize("axis", [-1, None])
+def test_scipys_moved_axis_chains_fuse_in_their_memory_order(monkeypatch, data, op, axis):
     """SciPy's stats move the axis last: a C array's columns become the rows of an
     F-ordered view, and ``(x - mean) / sd`` over it waits and runs in one pass in memory
     order (the eager bits and F layout); its reduction along the last axis (the outer
@@ -338,15 +339,35 @@ def test_scipys_moved_axis_chains_fuse_in_their_memory_order(monkeypatch, data, 
     monkeypatch.setattr(fusion, "evaluate", lambda node: evaluated.append(node) or
                         real(node))
     with gate(GATE):
-        s = getattr(xp, op)(((x - mu) / sd) ** 2 - 0.5, axis=-1)
-        assert evaluated == []
+        s = getattr(xp, op)(((x - mu) / sd) ** 2 - 0.5, axis=axis)
+        assert (evaluated == []) == (axis == -1)  # (every axis: the operands broadcast
+        # along the rows in memory, so no flat runs: computed, then reduced eagerly)
         z = ((x - mu) / sd) ** 2
         assert type(z) is Deferred and _deferred.pending(z).perm == (1, 0)
     with gate(math.inf):
         zx = ((x - mu) / sd) ** 2
-        sx = getattr(xp, op)(zx - 0.5, axis=-1)
+        sx = getattr(xp, op)(zx - 0.5, axis=axis)
     same(zx, z)
     same(sx, s)
+
+
+@pytest.mark.parametrize("op", ["sum", "mean", "max", "min"])
+def test_a_reduction_of_an_f_ordered_chain_over_every_axis_in_its_pass(monkeypatch, data,
+                                                                       op):
+    """Operands all F-ordered: the chain's values are flat runs of memory, and its
+    reduction over every axis runs in the pass, in memory order as the eager one."""
+    m = np.asarray(data[2])
+    x = xp.moveaxis(xp.asarray(m, copy=True), 0, -1)
+    y = xp.moveaxis(xp.asarray(m[::-1], copy=True), 0, -1)
+    evaluated = []
+    real = fusion.evaluate
+    monkeypatch.setattr(fusion, "evaluate", lambda node: evaluated.append(node) or
+                        real(node))
+    with gate(GATE):
+        r = getattr(xp, op)((x - y) * 1.5 + 0.25)
+    assert evaluated == []
+    with gate(math.inf):
+        same(getattr(xp, op)((x - y) * 1.5 + 0.25), r)
 
 
 @pytest.mark.parametrize("name", CHAINS)
