@@ -221,10 +221,12 @@ class _Program:
     arrays, reused once their value is used up (an operation may write over its own
     operand: NumPy's loops read each element before writing it); register -1 is the
     block of the result. The operands are read once, here: a node computed meanwhile by
-    another thread is its value (its ``value`` is set before its ``args`` go)."""
+    another thread is its value (its ``value`` is set before its ``args`` go).
+    ``memory_ordered``: the arrays seen in the chain's memory order (``Node.perm``), its
+    blocks then runs of memory; else in their own shapes (the call-by-call executor)."""
 
-    def __init__(self, root: Node, flat=None, in_memory_order=True):
-        perm = root.perm if in_memory_order else None
+    def __init__(self, root: Node, flat=None, memory_ordered=True):
+        perm = root.perm if memory_ordered else None
         self.perm = perm
         self.shape = shape = root.shape if perm is None else tuple(root.shape[i] for i in perm)
         self.flat = flat = root.flat if flat is None else flat
@@ -348,7 +350,7 @@ def _replay(root) -> np.ndarray:
     """The chain computed call by call, each step as its eager call computes it
     (``elementwise.ufunc``: the pool's threads, recycled memory, NumPy's order "K"), from
     the leaves in their own layouts."""
-    prog = _Program(root, flat=False, in_memory_order=False)  # (its operands whole, in
+    prog = _Program(root, flat=False, memory_ordered=False)  # (its operands whole, in
     # their shapes and layouts)
     regs = {}  # (a register's array, once made, takes the later values given to it, and
     for (func, ops, dst), node in zip(prog.steps, prog.nodes):  # the result those of a
@@ -374,7 +376,7 @@ def leading(root: Node) -> np.ndarray:
     """The values of ``root``'s first block of items along axis 0 (about
     ``gates.FUSION_BLOCK`` elements, whole rows), computed alone: for a reduction that the
     first values may decide (``all``/``any``: :func:`._utility._truth`)."""
-    prog = _Program(root, flat=False, in_memory_order=False)
+    prog = _Program(root, flat=False, memory_ordered=False)
     hi = min(prog.total, prog.step)
     out = np.empty((hi,) + tuple(root.shape[1:]), root.dtype)
     with fp_quiet():
