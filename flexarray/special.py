@@ -14,7 +14,7 @@ import numpy as np
 from ._array import Array, wrap
 from ._deferred import settled
 from ._engines import gates
-from ._threads import run_items, threads_for
+from ._threads import run_split, threads_for
 
 _cache = {}
 
@@ -51,18 +51,15 @@ def _threaded(ufunc, errstate, geterr):
         # the loop's result dtype, from empty operands of the same dtypes
         dtype = ufunc(*(a.reshape(-1)[:0] for a in ops)).dtype
         out = np.empty(shape, dtype)
-        npieces = nthreads * 4
-        bounds = [n * i // npieces for i in range(npieces + 1)]
         ndim = len(shape)
         state = geterr()  # (SciPy's error handling is per thread: the caller's, on each)
 
-        def piece(i):
-            lo, hi = bounds[i], bounds[i + 1]
+        def piece(lo, hi):
             with errstate(**state):
                 ufunc(*(a[lo:hi] if a.ndim == ndim and a.shape[0] > 1 else a for a in ops),
                       out=out[lo:hi])
 
-        run_items(piece, range(npieces), nthreads, pin=False)
+        run_split(piece, (), n, nthreads, pieces_per_thread=4)
         return wrap(out)
 
     f.__name__ = f.__qualname__ = ufunc.__name__

@@ -66,24 +66,24 @@ def test_scipys_error_handling_of_the_calling_thread_holds_on_other_threads(monk
     import threading
     from flexarray import special
 
-    def each_on_a_thread_of_its_own(fn, items, nthreads, pin):
+    def each_on_a_thread_of_its_own(fn, args, total, nthreads, pieces_per_thread):
         errors = []
 
-        def run(i):
+        def run(lo, hi):
             try:
-                fn(i)
+                fn(*args, lo, hi)
             except BaseException as e:
                 errors.append(e)
 
-        for i in items:
-            t = threading.Thread(target=run, args=(i,))
+        for lo in range(total):
+            t = threading.Thread(target=run, args=(lo, lo + 1))
             t.start()
             t.join()
         if errors:
             raise errors[0]
 
     monkeypatch.setattr(gates, "SPECIAL_THREADS_MIN", 0)
-    monkeypatch.setattr(special, "run_items", each_on_a_thread_of_its_own)
+    monkeypatch.setattr(special, "run_split", each_on_a_thread_of_its_own)
     a = np.full(1 << 12, -1.0)
     x = xp.asarray(a, copy=True)
     assert_bits(xp.special.gammaln(x), sc.gammaln(a))  # (the pole: inf, ignored by default)

@@ -226,9 +226,8 @@ class _Program:
     blocks then runs of memory; else in their own shapes (the call-by-call executor)."""
 
     def __init__(self, root: Node, flat=None, memory_ordered=True):
-        perm = root.perm if memory_ordered else None
-        self.perm = perm
-        self.shape = shape = root.shape if perm is None else tuple(root.shape[i] for i in perm)
+        self.perm = perm = root.perm if memory_ordered else None
+        self.shape = shape = in_memory_order(root) if memory_ordered else root.shape
         self.flat = flat = root.flat if flat is None else flat
         self.root_dtype = root.dtype
         self.row = 1 if flat else math.prod(shape[1:])

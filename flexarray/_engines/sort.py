@@ -39,7 +39,7 @@ NumPy's sorts lay them out.
 import numpy as np
 
 from .._helpers import moved
-from .._threads import run_items, threads_for
+from .._threads import run_split, threads_for
 from . import gates
 from .copy import contiguous
 
@@ -167,14 +167,8 @@ def _stable_argsort(key, ax):
         if not stable_ties(rows[lo:hi], p[lo:hi], gates.SORT_TIES_MAXRUN):
             long_runs.append((lo, hi))
 
-    nrows = rows.shape[0]
-    nthreads = min(nrows, threads_for(rows.size, gates.SORT_THREADS_MIN))
-    if nthreads > 1:
-        bounds = [nrows * i // (2 * nthreads) for i in range(2 * nthreads + 1)]
-        run_items(lambda i: piece(bounds[i], bounds[i + 1]), range(2 * nthreads), nthreads,
-                  pin=False)
-    else:
-        piece(0, nrows)
+    run_split(piece, (), rows.shape[0], threads_for(rows.size, gates.SORT_THREADS_MIN),
+              pieces_per_thread=2)
     if long_runs:
         return None
     p = p.reshape(m.shape)
