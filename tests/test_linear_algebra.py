@@ -335,6 +335,41 @@ def test_thin_products_stay_out_of_blas_threads(dtype, two_pools, pool_products,
         assert (seen == [1, 1]) if two_pools else (min(seen) > 1), seen
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
+@pytest.mark.parametrize("form", ["X v", "X col", "v X^T", "row X^T", "X^T y", "v X", "y y",
+                                  "row col"])
+def test_vector_products_stay_out_of_blas_threads(dtype, form, pool_products, monkeypatch):
+    """A product with a single vector on one side (BLAS's dot or gemv, 1-D or 2-D operands)
+    never runs in BLAS's own threads, which spin after it: a matrix with contiguous rows
+    times a vector is cut along its rows on the pool (real floats), any other runs with
+    BLAS on one thread. NumPy's values, shape and dtype; a result into recycled memory
+    (``out``) too."""
+    from flexarray._engines import gates
+    from flexarray._engines import matmul as engine
+    libs = engine.blas_libs()
+    monkeypatch.setattr(gates, "BLAS_VECTOR_THREADED_MIN", 8)
+    monkeypatch.setattr(gates, "MATVEC_POOL_MIN_MACS", 8)
+    seen = []
+    real = np.matmul
+    monkeypatch.setattr(np, "matmul", lambda *a, **k: seen.append(
+        max(lib.get_num_threads() for lib in libs)) or real(*a, **k))
+    rng = np.random.default_rng(14)
+    x = fx(rng.standard_normal((61, 7)).astype(dtype))
+    v, y = fx(rng.standard_normal(7).astype(dtype)), fx(rng.standard_normal(61).astype(dtype))
+    a, b = {"X v": (x, v), "X col": (x, v[:, None]), "v X^T": (v, x.mT),
+            "row X^T": (v[None], x.mT), "X^T y": (x.mT, y), "v X": (y, x), "y y": (y, y),
+            "row col": (y[None], y[:, None])}[form]
+    r = xp.matmul(a, b)
+    threads = list(seen)
+    a, b = to_np(a), to_np(b)
+    pooled = form in ("X v", "X col", "v X^T", "row X^T") and dtype != "complex128"
+    assert [c[0] for c in pool_products] == (["mn"] if pooled else []), pool_products
+    assert r.shape == real(a, b).shape and r.dtype == xp.asarray(a).dtype
+    check_product(r, a, b, r.dtype, real)
+    if max(lib.get_num_threads() for lib in libs) > 1:
+        assert threads and max(threads) == 1, threads
+
+
 def test_two_blas_pools_are_two_blas_libraries(monkeypatch):
     """SciPy's BLAS counts as a second thread pool only where threadpoolctl finds it a
     library of its own beside NumPy's."""

@@ -103,7 +103,7 @@ def reduction_cases(rows, cols):
 
 def matmul_cases(k):
     """The products ``_engines.matmul`` cuts into pieces (a long inner dimension, a large shallow
-    result, a thin result), and integer and half-float products."""
+    result, a thin result, a matrix times a vector), and integer and half-float products."""
     import flexarray as xp
     cases = []
     for dt in ("float32", "float64"):
@@ -112,7 +112,10 @@ def matmul_cases(k):
         cases += [(f"X^T X {dt}", lambda t=t: t.mT @ t),
                   (f"X^T Y {dt}", lambda t=t: t.mT @ (t * 0.5)),
                   (f"distances X Y^T {dt}", lambda t=t: t[:64] @ t.mT),
-                  (f"thin X W {dt}", lambda t=t, w=w: t @ w)]
+                  (f"thin X W {dt}", lambda t=t, w=w: t @ w),
+                  (f"X v {dt}", lambda t=t, w=w: t @ w[:, 0]),
+                  (f"v X^T {dt}", lambda t=t, w=w: w[:, 1] @ t.mT),
+                  (f"X^T y {dt}", lambda t=t: t.mT @ t[:, 0])]
     for dt in ("float16", "bfloat16"):
         a = xp.asarray(_data((160, 96), dt, 5))
         cases.append((f"matmul {dt}", lambda a=a: a @ a.mT))

@@ -254,6 +254,17 @@ MATMUL_SPLIT_MN_MIN_BYTES = 1 << 22  # ... and a result of this many bytes
 # bench/bench_real_work.py --size medium --only LogisticRegression
 MATMUL_THIN_MAX = 16  # rows or columns of a thin product kept out of OpenBLAS's threads
 
+# OpenBLAS's own threads run gemv from 2,304 * GEMM_MULTITHREAD_THRESHOLD (4) = 9,216
+# multiply-adds and dot from 10,000 elements (interface/gemv.c, dot.c), and spin ~0.1 s after
+# python -c "import numpy as np; y = np.ones(10_001); y @ y"  (then one thread busy ~0.1 s)
+BLAS_VECTOR_THREADED_MIN = 9_216  # dot and gemv single-threaded (or on the pool) from here
+
+# X @ v, f64, rows on the pool / BLAS's threads / one thread: 50,000 x 64 0.46 / 0.39 /
+# 1.24 ms, 200,000 x 64 3.8 / 4.1 / 8.3 ms (X^T y in pieces of k on the pool: no faster than
+# one thread); RidgeCV 50,000 x 64 fit: 80 -> 62 ms (nothing spins beside the pool)
+# python -m timeit -s "import flexarray as xp; x = xp.ones((50000, 64)); v = xp.ones(64)" "x @ v"
+MATVEC_POOL_MIN_MACS = 1 << 18  # matrix-vector products with contiguous rows on the pool
+
 
 # --- Factorizations ---------------------------------------------------------------------
 
@@ -326,9 +337,11 @@ POOL_THREADS_MIN = 1 << 19
 
 # --- Memory -----------------------------------------------------------------------------
 
-# exp of 16M f32 into fresh memory 1.9x the time into written memory (first-touch faults)
-# bench/bench_core.py (exp 16M float32)
-RECYCLE_MIN_BYTES = 1 << 22  # results recycled by _memory; smaller: NumPy's allocator
+# exp of 16M f32 into fresh memory 1.9x the time into written memory (first-touch faults);
+# glibc trims freed blocks of 4 MB too: euclidean_distances 2,000 x 256 (two 4,096,000-byte
+# results alive at once) 2,100 page faults a call, 6.0 -> 2.3 ms recycled from 2 MiB
+# bench/bench_core.py (exp 16M float32); bench/bench_real_work.py --size small --only euclid
+RECYCLE_MIN_BYTES = 1 << 21  # results recycled by _memory; smaller: NumPy's allocator
 
 # --- Fusion (flexarray/_engines/fusion.py) ----------------------------------------------------
 # real work at 50,000 x 64 (3.2M elements), fusion from 524,288 elements against fusion off,

@@ -25,8 +25,11 @@ Chooses (gates in :mod:`.gates`, "Matrix products" and "BLAS's own threads"):
   alone and run inline where the pool does not serve the call, so a product's bits do not
   depend on the thread count or the thread it runs on (docs/architecture.md, "Same bits
   on any thread"). Mid-size BLAS and LAPACK calls run single-threaded, where BLAS's
-  threads gain little (:func:`blas_threads`, :func:`lapack_threads`); the larger ones and
-  matrix-vector products (memory-bound) go to OpenBLAS's threads, noted for their spin.
+  threads gain little (:func:`blas_threads`, :func:`lapack_threads`); the larger ones go
+  to OpenBLAS's threads, noted for their spin. Products with a vector on one side (BLAS's
+  dot and gemv) never do: OpenBLAS threads them from ~10,000 multiply-adds and their spin
+  went unnoted; a matrix of contiguous rows times a vector runs in pieces of rows on the
+  pool, the others single-threaded (:func:`_vector_product`).
   Without threadpoolctl, which sets BLAS's thread count, every call goes to OpenBLAS as
   it is. Thin products (a linear model's few outputs) stay out of OpenBLAS's threads where
   they can: SciPy's OpenBLAS, a second library with threads of its own, slows them beside
@@ -194,7 +197,8 @@ PIECES = 4
 
 
 def matmul(a, b, out=None):
-    """``np.matmul(a, b, out=out)`` for NumPy operands of one dtype: in pieces of
+    """``np.matmul(a, b, out=out)`` for NumPy operands of one dtype: a product with a
+    vector on one side by :func:`_vector_product`; in pieces of
     single-threaded BLAS on the pool when a 2-D product of real floats has a long inner
     dimension (the gates ``MATMUL_SPLIT_K_*``), a large shallow result
     (``MATMUL_SPLIT_MN_*``) or a thin one with contiguous rows (``MATMUL_THIN_MAX``); a
@@ -205,6 +209,9 @@ def matmul(a, b, out=None):
     The pieces are chosen by the shape alone and run inline where the pool does not serve
     the call (another thread, ``FLEXARRAY_NUM_THREADS=1``, BLAS's threads spinning): the
     same pieces, the same bits, wherever and on however many threads the product runs."""
+    if a.ndim <= 2 and b.ndim <= 2 and (a.ndim == 1 or b.ndim == 1 or
+                                        min(a.shape[0], b.shape[1]) == 1):
+        return _vector_product(a, b, out)
     if a.ndim == 2 and b.ndim == 2:
         (m, k), n = a.shape, b.shape[1]
         if m * k * n <= gates.BLAS_THREADED_MIN_MACS:
@@ -255,6 +262,30 @@ def _split_k(a, b, out):
         return parts[0].copy()
     np.copyto(out, parts[0])
     return out
+
+
+def _vector_product(a, b, out):
+    """``a @ b`` where one side is a single vector (NumPy calls BLAS's dot or gemv; 1-D or
+    2-D operands). OpenBLAS runs these on its own threads from ~10,000 multiply-adds
+    (``gates.BLAS_VECTOR_THREADED_MIN``) and they spin ~0.1 s afterwards, taking a core
+    from the pool's next calls unnoticed. So none runs there: a matrix with contiguous
+    rows times a vector (``X @ v``, ``gates.MATVEC_POOL_MIN_MACS`` and up) in pieces of
+    rows on the pool, each result element one row's dot product as in one call; the
+    others single-threaded (a transposed matrix's ``X^T y`` reads ``X`` at the memory's
+    pace on one thread: pieces on two threads measured no faster)."""
+    macs = (a.size * b.size) // a.shape[-1] if a.shape[-1] else 0
+    if macs < gates.BLAS_VECTOR_THREADED_MIN or _threads.off_the_pool() or not blas_libs():
+        return np.matmul(a, b, out=out)  # (off the pool: BLAS's thread count left alone)
+    mat, vec = (a, b) if a.ndim == 2 and a.shape[0] > 1 else (b.T, a)  # (v @ X is X^T v)
+    if macs >= gates.MATVEC_POOL_MIN_MACS and mat.ndim == 2 and \
+            mat.shape[0] >= PIECES and mat.strides[1] == mat.itemsize and \
+            a.dtype in _DTYPES and b.dtype == a.dtype and \
+            (out is None or out.flags.c_contiguous):
+        r = np.empty(a.shape[:-1] + b.shape[1:], a.dtype) if out is None else out
+        _split_mn(mat, vec.reshape(-1, 1), r.reshape(-1, 1))  # (a view: r is contiguous)
+        return r
+    with SingleThreadedBLAS():
+        return np.matmul(a, b, out=out)
 
 
 def _split_mn(a, b, out):
@@ -377,7 +408,9 @@ def vecdot(a, b, axis, dt):
                 a, b = moved(a, axis, -1), moved(b, axis, -1)
             r = np.einsum("...i,...i->...", a, b)
         return cast_result(np.asarray(r), dt)
-    with np.errstate(all="ignore"):
+    long = max(a.shape[axis], b.shape[axis]) >= gates.BLAS_VECTOR_THREADED_MIN and \
+        not _threads.off_the_pool() and blas_libs()  # (BLAS's dot: see _vector_product)
+    with np.errstate(all="ignore"), SingleThreadedBLAS() if long else _UNTHREADED:
         r = np.vecdot(a, b, axis=axis)
     return cast_result(r, dt)
 
