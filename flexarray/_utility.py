@@ -62,8 +62,10 @@ def _decided_early(ufunc, node, axes, keepdims):
     :func:`~._engines.fusion.leading`): every result already False for ``all`` (True for
     ``any``), whatever the other rows hold; None otherwise (the caller computes the
     values). scikit-learn's ``_nanmin``/``_nanmax`` ask ``all(isnan(X), axis=0)`` after
-    the fused min/max: one row of numbers decides it, and the mask is never made."""
-    if node.shape[0] < 2:
+    the fused min/max: one row of numbers decides it, and the mask is never made. (A chain
+    in another memory order than C's is left to the caller: the result's layout follows
+    its memory order, as NumPy's reduce lays it out.)"""
+    if node.shape[0] < 2 or node.perm is not None:
         return None
     part = ufunc.reduce(_fusion.leading(node), None if len(axes) > 1 else 0, np.bool_,
                         None, keepdims)

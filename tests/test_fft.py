@@ -437,6 +437,48 @@ def test_pocketfft_engine_at_its_sizes(name, shape, axis):
                          REAL.get(np.dtype(dt).type, dt))
 
 
+@pytest.mark.parametrize("name", sorted(ONE_D_REFS))
+@pytest.mark.parametrize("shape, axis", [((1920,), 0), ((1, 1920), 1), ((1920, 1), 0),
+                                         ((1922,), 0), ((2036,), 0)])
+def test_four_step_lone_rows(name, shape, axis, monkeypatch):
+    """A lone row whose length splits into a matrix takes the four-step FFT (its gates and
+    the matrix's shortest side lowered to these sizes; 2,036 = 4 x 509 splits for neither
+    transform): NumPy's values and dtypes, for every norm, cut and zero-padded, float32
+    and float64, on the pool's threads, and the input untouched."""
+    from flexarray._engines import gates
+    from flexarray._kernels.fft import fourstep
+    monkeypatch.setattr(gates, "FFT_FOUR_STEP_MIN_N", 64)
+    monkeypatch.setattr(gates, "FFT_FOUR_STEP_MIN_N_REAL", 64)
+    monkeypatch.setattr(gates, "FFT_THREADS_MIN", 4)  # (the pool's threads from 64 points)
+    monkeypatch.setattr(fourstep, "MIN_SIDE", 8)
+    ran = []
+    monkeypatch.setattr(fourstep, "fft", lambda z, *a, real=fourstep.fft: (
+        ran.append(z.shape[0]), real(z, *a))[1])
+    rng = np.random.default_rng(21)
+    half = name in ("irfft", "hfft")
+    for dt in ((np.complex64, np.complex128) if half or name in ("fft", "ifft") else ()) + \
+            ((np.float32, np.float64) if not half else ()):
+        v = normal(rng, shape, dt)
+        before = v.copy()
+        m = shape[axis]
+        for n in (None, m - 6, m + 30) if not half else (None, 2 * m - 6, 2 * m + 40):
+            points = n if n is not None else (2 * (m - 1) if half else m)
+            if name in ("fft", "ifft"):  # (large real input: the real transform, mirrored)
+                from_real = np.dtype(dt).kind == "f" and v.size >= gates.FFT_FROM_REAL_MIN
+                expect = not from_real and fourstep.split(points) is not None
+            else:
+                rdt = REAL.get(np.dtype(dt).type, dt)
+                expect = points % 2 == 0 and fourstep.split(points // 2) is not None and \
+                    not fft_engine.use_bluestein(points, rdt)
+            for norm in ("backward", "ortho", "forward"):
+                del ran[:]
+                got = getattr(xp.fft, name)(fx(v), n=n, axis=axis, norm=norm)
+                assert bool(ran) is expect, (dt, n, ran)
+                assert_close(np_of(got), ONE_D_REFS[name](wide(v), n, axis, norm),
+                             REAL.get(np.dtype(dt).type, dt))
+        np.testing.assert_array_equal(v, before)
+
+
 def test_kernel_gate_n_dim():
     rng = np.random.default_rng(6)
     for dt in (np.float32, np.float64):

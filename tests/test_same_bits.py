@@ -169,7 +169,8 @@ def nn_cases(scale):
 
 
 def fft_cases(n):
-    """The real FFT over rows (the kernel's lengths), and fft of real input."""
+    """The real FFT over rows (the kernel's lengths), fft of real input, and the four-step
+    FFT of a lone row."""
     import flexarray as xp
     cases = []
     for dt in ("float32", "float64", "float16"):
@@ -179,6 +180,11 @@ def fft_cases(n):
                   (f"rfft axis 0 {dt}", lambda a=a: xp.fft.rfft(xp.reshape(a, (n, 12)), axis=0)),
                   (f"fft of real rows {dt}", lambda a=a: xp.fft.fft(a)),
                   (f"rfftn {dt}", lambda a=a: xp.fft.rfftn(a))]
+        if dt != "float16":  # a lone row of a length that is not a power of two: four-step
+            row = xp.reshape(a, (-1,))[:12 * n - 2 * n // 3]
+            cases += [(f"rfft four-step {dt}", lambda r=row: xp.fft.rfft(r)),
+                      (f"irfft four-step {dt}", lambda r=row: xp.fft.irfft(xp.fft.rfft(r))),
+                      (f"fft four-step {dt}", lambda r=row: xp.fft.fft(r * (1 + 1j)))]
     return cases
 
 
@@ -212,6 +218,7 @@ def lower_gates():
     gates.MATMUL_SPLIT_MN_MIN_BYTES = 1 << 12
     gates.BLAS_SINGLE_THREAD_MAX_MACS = 1 << 10
     gates.BLAS_THREADED_MIN_MACS = 0
+    gates.FFT_FOUR_STEP_MIN_N = gates.FFT_FOUR_STEP_MIN_N_REAL = 1 << 12
     gates.INT_MATMUL_THREADS_MIN = 0
     gates.CONV_GEMM_THREADS_MIN = 0
     gates.CONV_DIRECT_THREADS_MIN = 0
