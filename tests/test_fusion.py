@@ -444,6 +444,27 @@ def test_all_and_any_of_a_chain_decided_by_its_first_rows(monkeypatch, where, fu
     assert (evaluated == []) == (where == "first block")
 
 
+@pytest.mark.parametrize("func", ["all", "any"])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_all_and_any_of_a_chain_in_another_memory_order(func, keepdims):
+    """A chain of operands in another memory order than C's (a permuted 3-D array) reduced
+    along axis 0: the eager result, its layout included (the eager reduce lays it out in
+    the memory order of the remaining axes), whether or not its first rows decide it."""
+    for decided in (True, False):
+        v = np.full((8, 4, 6), 1.0 if func == "all" else 0.0)
+        v[0 if decided else -1] = 1.0 - v[0]  # (the first row decides every column, or not)
+        a = np.ascontiguousarray(np.transpose(v, (0, 2, 1)))
+
+        def program():
+            x = xp.permute_dims(xp.asarray(a, copy=True), (0, 2, 1))
+            return [getattr(xp, func)(x + x, axis=0, keepdims=keepdims)]
+
+        (eager,), (fused,) = run_both(program)
+        same(eager, fused)
+        np.testing.assert_array_equal(np.asarray(fused),
+                                      getattr(np, func)(v, axis=0, keepdims=keepdims))
+
+
 # --- eager semantics ------------------------------------------------------------------------
 
 def test_shape_dtype_device_at_once_and_errors_at_the_call(every_call_fused):
