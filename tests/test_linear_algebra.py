@@ -370,6 +370,48 @@ def test_vector_products_stay_out_of_blas_threads(dtype, form, pool_products, mo
         assert threads and max(threads) == 1, threads
 
 
+def test_thread_counts_are_the_blas_libraries_own():
+    """The functions that read and set each BLAS library's thread count (OpenBLAS's own C
+    functions where threadpoolctl finds OpenBLAS) read what threadpoolctl reads and set
+    what it then reads; SingleThreadedBLAS sets one thread and restores the count, on the
+    main thread and on another one (where threadpoolctl's own setter would be ignored)."""
+    import threading
+    from flexarray._engines import matmul as engine
+    libs = engine.blas_libs()
+    if not libs:
+        pytest.skip("needs threadpoolctl")
+    counts = engine.thread_counts()
+    assert len(counts) == len(libs)
+
+    def now():
+        return [lib.get_num_threads() for lib in libs]
+
+    before = now()
+    assert [get() for get, _ in counts] == before
+    try:
+        for _, put in counts:
+            put(1)
+        assert now() == [1] * len(libs)
+    finally:
+        for (_, put), n in zip(counts, before):
+            put(n)
+    assert now() == before
+    box = {}
+
+    def inside():
+        with engine.SingleThreadedBLAS():
+            box["inside"] = now()
+        box["after"] = now()
+
+    inside()
+    assert box == {"inside": [1] * len(libs), "after": before}
+    box.clear()
+    t = threading.Thread(target=inside)
+    t.start()
+    t.join()
+    assert box == {"inside": [1] * len(libs), "after": before}
+
+
 def test_two_blas_pools_are_two_blas_libraries(monkeypatch):
     """SciPy's BLAS counts as a second thread pool only where threadpoolctl finds it a
     library of its own beside NumPy's."""

@@ -308,9 +308,9 @@ def test_mid_size_blas_calls_run_single_threaded(monkeypatch):
     assert max(seen[4:]) == 1, seen
     # off the pool (a Dask task's thread), BLAS's thread count is left alone
     sets = []
-    for lib in libs:
-        monkeypatch.setattr(lib, "set_num_threads", lambda n, real=lib.set_num_threads:
-                            sets.append(n) or real(n))
+    monkeypatch.setattr(engine, "_counts", [
+        (get, lambda n, real=put: sets.append(n) or real(n))
+        for get, put in engine.thread_counts()])
     run_threads(lambda k: xp.matmul(_normal(120, 120), _normal(120, 120)), 1)
     monkeypatch.setattr(engine, "_two_blas_pools", lambda: True)
     run_threads(lambda k: xp.matmul(_normal(50_000, 3).mT, _normal(50_000, 64)), 1)  # thin

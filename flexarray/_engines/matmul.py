@@ -44,7 +44,9 @@ Chooses (gates in :mod:`.gates`, "Matrix products" and "BLAS's own threads"):
 Operands are NumPy arrays the frontend has validated; results are fresh NumPy arrays.
 """
 import contextlib
+import ctypes
 import math
+import os
 import sys
 import threading
 
@@ -56,7 +58,7 @@ from .._helpers import cast_result, moved
 from . import gates
 
 __all__ = ["SingleThreadedBLAS", "blas_libs", "blas_threads", "lapack_threads", "matmul",
-           "product", "tall_svd", "vecdot"]
+           "product", "tall_svd", "thread_counts", "vecdot"]
 
 _F32 = np.dtype(np.float32)
 _F64_EXACT = 1 << 53  # every integer of magnitude below this is a float64
@@ -103,12 +105,49 @@ def _set_threads(lib, n):
         lib._real_set_num_threads(n)
 
 
+def _openblas_functions(lib):
+    """OpenBLAS's own ``(get, set)`` C functions of its thread count for threadpoolctl's
+    controller ``lib`` (its symbols may carry SciPy's prefix and a 64-bit suffix); None
+    for other libraries and OpenBLAS built on OpenMP (whose count is per thread)."""
+    if lib.internal_api != "openblas" or getattr(lib, "threading_layer", "") == "openmp":
+        return None
+    try:
+        dll = ctypes.CDLL(lib.filepath, mode=getattr(os, "RTLD_NOLOAD", 0))  # (loaded)
+    except OSError:
+        return None
+    for prefix in ("", "scipy_"):
+        for suffix in ("", "64_", "_64"):
+            get = getattr(dll, f"{prefix}openblas_get_num_threads{suffix}", None)
+            put = getattr(dll, f"{prefix}openblas_set_num_threads{suffix}", None)
+            if get is not None and put is not None:
+                get.restype, get.argtypes = ctypes.c_int, []
+                put.restype, put.argtypes = None, [ctypes.c_int]
+                return get, put
+    return None
+
+
+_counts = None  # (get, set) of each BLAS library's thread count, once looked up
+
+
+def thread_counts():
+    """``(get, set)`` functions of each BLAS library's thread count: OpenBLAS's own C
+    functions (~0.1 us a call), else threadpoolctl's methods (:func:`_set_threads`;
+    ~0.3-0.6 us a call, which made a single-threaded matrix-vector product's context
+    ~6 us with two OpenBLAS libraries loaded)."""
+    global _counts
+    if _counts is None:
+        _counts = [_openblas_functions(lib) or
+                   (lib.get_num_threads, lambda n, lib=lib: _set_threads(lib, n))
+                   for lib in blas_libs()]
+    return _counts
+
+
 class SingleThreadedBLAS:
     """Reference-counted: BLAS runs single-threaded while any such context is active
     (parallel calls whose pieces call BLAS: flexarray.nn, :func:`matmul`), on whichever
-    thread it is entered (:func:`_set_threads`).
+    thread it is entered (:func:`thread_counts`).
 
-    Sets each library's thread count directly (~1 us) rather than through
+    Sets each library's thread count directly (~1 us for the context) rather than through
     ``threadpoolctl.ThreadpoolController.limit`` (~25 us per call, which rereads every
     library's state: serial time at the start of each call)."""
 
@@ -116,10 +155,10 @@ class SingleThreadedBLAS:
         global _depth, _limited
         with _lock:
             if _depth == 0:
-                _limited = [(lib, n) for lib in blas_libs()
-                            if (n := lib.get_num_threads()) not in (None, 1)]
-                for lib, _ in _limited:
-                    _set_threads(lib, 1)
+                _limited = [(put, n) for get, put in thread_counts()
+                            if (n := get()) not in (None, 1)]
+                for put, _ in _limited:
+                    put(1)
             _depth += 1
 
     def __exit__(self, *exc):
@@ -127,8 +166,8 @@ class SingleThreadedBLAS:
         with _lock:
             _depth -= 1
             if _depth == 0:
-                for lib, n in _limited:
-                    _set_threads(lib, n)
+                for put, n in _limited:
+                    put(n)
                 _limited = None
 
 
