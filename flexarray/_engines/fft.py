@@ -17,7 +17,7 @@ Chooses (gates in :mod:`.gates`, FFT):
   ones of an even length from ``FFT_FOUR_STEP_MIN_N_REAL``, not powers of two there) whose
   length splits into a matrix: the four-step FFT of pocketfft's batches on the pool
   (``flexarray._kernels.fft.fourstep``; pocketfft alone runs it on one thread, out of
-  cache: 810,000 reals 12 ms, this way ~5).
+  cache: 810,000 reals 7-13 ms, this way ~5-6).
 - ``fft``/``ifft`` of real input from ``gates.FFT_FROM_REAL_MIN`` elements, in rows of at
   least ``gates.FFT_FROM_REAL_MIN_N`` points: the real transform and its mirror image,
   as SciPy does (half the work, no complex copy of the input); NumPy converts to complex.
@@ -150,10 +150,6 @@ def _irfft_kernel(a, n, axis, norm):
     return _pocket_into(np.fft.irfft, a, n, axis, norm, n, rdt)
 
 
-_FFT_SCALE = {"backward": lambda n: 1.0, "ortho": lambda n: 1.0 / math.sqrt(n),
-              "forward": lambda n: 1.0 / n}
-
-
 def _hfft_kernel(a, n, axis, norm):
     return _irfft_kernel(np.conjugate(a), n, axis, _SWAP[norm])
 
@@ -193,8 +189,8 @@ def transform(func, a, n, axis, norm):
         from .._kernels.fft import fourstep
         z, out, flat = _lone_row(a, axis, n, n, a.dtype)
         inverse = func == "ifft"
-        scale = _FFT_SCALE[_SWAP[norm] if inverse else norm](n)
-        fourstep.fft(z, inverse, scale, flat, _scratch("fft", n, a.dtype),
+        fourstep.fft(z, inverse, fourstep.norm_scale(norm, n, inverse), flat,
+                     _scratch("fft", n, a.dtype),
                      _threads.threads_for(n, gates.FFT_THREADS_MIN))
         return out
     real_in = func in ("rfft", "ihfft")

@@ -2,14 +2,14 @@
 (private; NumPy's functions as kernels).
 
 pocketfft (NumPy's ``np.fft``) transforms one long row out of cache: ``rfft`` of 810,000
-reals (a 5-smooth length, SciPy's ``fftconvolve`` of 800,000 points) took ~13 ms, and NumPy
-runs it on one thread. The four-step algorithm (Bailey, "FFTs in external or hierarchical
+reals (a 5-smooth length, SciPy's ``fftconvolve`` of 800,000 points) took 7-13 ms, and
+NumPy runs it on one thread. The four-step algorithm (Bailey, "FFTs in external or hierarchical
 memory", 1990) views the ``m`` points as an ``n1 x n2`` matrix (``m = n1 n2``, both near
 ``sqrt(m)``: :func:`split`): the transforms of its ``n2`` columns (length ``n1``), one
 twiddle factor per element, the transforms of its ``n1`` rows (length ``n2``), and a
 transpose into the natural order. Each step is a batch of short transforms or a pass,
 cut into ``PIECES`` pieces (by the shape alone: the same bits on any number of threads)
-that the pool's threads take in turn: 810,000 reals ~5 ms.
+that the pool's threads take in turn: 810,000 reals ~5-6 ms.
 
 Real transforms of an even length ``n`` take the complex transform of half the length of
 the reals paired as complex numbers (``x[2j] + i x[2j+1]``: a view, no copy) and one pass
@@ -29,7 +29,7 @@ import numpy as np
 
 from flexarray import _threads
 
-__all__ = ["SCRATCH", "fft", "irfft", "rfft", "split"]
+__all__ = ["SCRATCH", "fft", "irfft", "norm_scale", "rfft", "split"]
 
 #: complex scratch rows of the transform's complex length each function takes
 SCRATCH = {"fft": 2, "rfft": 5, "irfft": 5}
@@ -39,8 +39,13 @@ PIECES = 4
 #: the shorter side of the matrix at least this long (else pocketfft's own way is as good)
 MIN_SIDE = 16
 
-_SCALE = {"backward": lambda n: 1.0, "ortho": lambda n: 1.0 / math.sqrt(n),
-          "forward": lambda n: 1.0 / n}
+
+def norm_scale(norm, n, inverse=False):
+    """The factor NumPy's ``norm`` applies to a transform of ``n`` points (the forward
+    one, or with ``inverse`` the inverse one)."""
+    if norm == "ortho":
+        return 1.0 / math.sqrt(n)
+    return 1.0 / n if (norm == "forward") != inverse else 1.0
 
 
 def split(m):
@@ -134,7 +139,7 @@ def rfft(x, norm, out, scratch, nthreads=1):
     z, mirror, d = scratch[2], scratch[3], scratch[4]
     fft(x.view(cdt), False, 1.0, z, scratch, nthreads)
     w = _half_twiddles(n, cdt, False)
-    scale = _SCALE[norm](n)
+    scale = norm_scale(norm, n)
     # X[k] = (Z[k] + conj(Z[m - k])) / 2 - i/2 W^k (Z[k] - conj(Z[m - k])), with Z[m] = Z[0]
     np.conjugate(z[:1], out=mirror[:1])
     np.conjugate(z[:0:-1], out=mirror[1:])
@@ -158,7 +163,7 @@ def irfft(y, n, norm, out, scratch, nthreads=1):
     m = n // 2
     cdt = y.dtype
     w = _half_twiddles(n, cdt, True)
-    scale = {"backward": 1.0 / n, "ortho": 1.0 / math.sqrt(n), "forward": 1.0}[norm]
+    scale = norm_scale(norm, n, inverse=True)
     # Z[k] = E[k] + i O[k] = (Y[k] + conj(Y[m - k])) / 2 + i/2 W^-k (Y[k] - conj(Y[m - k]))
     # (the spectra of the even and odd points), and x = ifft_m(2 Z) scaled as irfft's norm
     mirror, z, d = scratch[2], scratch[3], scratch[4]
