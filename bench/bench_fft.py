@@ -5,7 +5,8 @@ Run:  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/bench_fft.py [--
       ... bench_fft.py --grid      the gate FFT_KERNEL_MIN_N_*: np.fft / kernel over (rows, n)
 
 Cases: the batched (256 x 4096, 1024 x 1024, 64 x 16384) and 1-D (2^20) real FFTs, where
-flexarray's kernel runs, and small 1-D calls (256 points, and 64 segments of 256 as SciPy's
+flexarray's kernel runs, lone rows of 360,000-1,500,000 points (not powers of two: the
+four-step FFT of pocketfft's batches, or pocketfft), and small 1-D calls (256 points, and 64 segments of 256 as SciPy's
 spectral functions transform them), where flexarray goes straight to pocketfft and only its
 overhead shows.
 
@@ -38,13 +39,16 @@ except ImportError:             # pragma: no cover
 BIG = [(kind, shape, dt) for kind in ("rfft", "irfft")
        for shape in ((256, 4096), (1024, 1024), (64, 16384), (1 << 20,))
        for dt in (np.float32, np.float64)]
+LONE = [(kind, (n,), np.float64) for kind in ("fft", "rfft", "irfft")
+        for n in (360_000, 810_000, 1_500_000)]
 SMALL = [(kind, shape, dt) for kind in ("fft", "ifft", "rfft", "irfft")
          for shape in ((256,), (64, 256)) for dt in (np.float32, np.float64)]
 FA = "flexarray.fft"
 
 
-def candidates(kind, shape, dt, rng, big):
-    """name -> zero-argument callable computing `kind` along the last axis."""
+def candidates(kind, shape, dt, rng, big, kernel):
+    """name -> zero-argument callable computing `kind` along the last axis (``kernel``:
+    flexarray's real-FFT kernel too)."""
     x = rng.standard_normal(shape).astype(dt)
     n = shape[-1]
     if kind == "irfft":
@@ -60,7 +64,7 @@ def candidates(kind, shape, dt, rng, big):
     if torch is not None:
         tx, tf = torch.from_numpy(x), getattr(torch.fft, kind)
         c["torch"] = lambda: tf(tx, n)
-    if big:
+    if kernel:
         kf = getattr(K, kind)
         c["kernel"] = lambda: kf(x, n)
     return c
@@ -76,12 +80,13 @@ def measure(funcs, n_rounds, block, inner):
                   rotate=False)
 
 
-def table(title, cases, n_rounds, block, inner, unit, scale, big):
+def table(title, cases, n_rounds, block, inner, unit, scale, big, kernel=None):
     rng = np.random.default_rng(0)
     rows = []
     for kind, shape, dt in cases:
-        rows.append((kind, shape, dt, measure(candidates(kind, shape, dt, rng, big),
-                                              n_rounds, block, inner)))
+        rows.append((kind, shape, dt, measure(
+            candidates(kind, shape, dt, rng, big, big if kernel is None else kernel),
+            n_rounds, block, inner)))
     names = []
     for *_, t in rows:
         names += [k for k in t if k not in names]
@@ -139,6 +144,8 @@ def main():
     if not args.small_only:
         rows += table("Big real FFTs (flexarray's kernel)", BIG, args.rounds, 5, 1, "ms", 1e3,
                       True)
+        rows += table("Lone long rows of 5-smooth lengths (the four-step FFT)", LONE,
+                      args.rounds, 5, 1, "ms", 1e3, True, kernel=False)
     rows += table("Small calls (pocketfft behind flexarray's frontend)", SMALL, args.rounds, 5,
                   200, "us", 1e6, False)
     write_json(args.json, {"meta": meta(rounds=args.rounds), "rows": rows})
