@@ -116,6 +116,8 @@ def matmul_cases(k):
                   (f"X v {dt}", lambda t=t, w=w: t @ w[:, 0]),
                   (f"v X^T {dt}", lambda t=t, w=w: w[:, 1] @ t.mT),
                   (f"X^T y {dt}", lambda t=t: t.mT @ t[:, 0])]
+        long = xp.asarray(_data((50_000, 24), dt, 7))  # (a dot long enough for BLAS's threads)
+        cases.append((f"X^T y of 50,000 rows {dt}", lambda t=long: t.mT @ t[:, 1]))
     for dt in ("float16", "bfloat16"):
         a = xp.asarray(_data((160, 96), dt, 5))
         cases.append((f"matmul {dt}", lambda a=a: a @ a.mT))

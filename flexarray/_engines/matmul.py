@@ -311,10 +311,12 @@ def _vector_product(a, b, out):
     rows times a vector (``X @ v``, ``gates.MATVEC_POOL_MIN_MACS`` and up) in pieces of
     rows on the pool, each result element one row's dot product as in one call; the
     others single-threaded (a transposed matrix's ``X^T y`` reads ``X`` at the memory's
-    pace on one thread: pieces on two threads measured no faster)."""
+    pace on one thread: pieces on two threads measured no faster). On every thread, a
+    Dask task's too: OpenBLAS's threads cut a long dot product into pieces of their own,
+    so its bits would depend on where it ran (float32 ``X^T y`` of 50,000 rows did)."""
     macs = (a.size * b.size) // a.shape[-1] if a.shape[-1] else 0
-    if macs < gates.BLAS_VECTOR_THREADED_MIN or _threads.off_the_pool() or not blas_libs():
-        return np.matmul(a, b, out=out)  # (off the pool: BLAS's thread count left alone)
+    if macs < gates.BLAS_VECTOR_THREADED_MIN or not blas_libs():
+        return np.matmul(a, b, out=out)
     mat, vec = (a, b) if a.ndim == 2 and a.shape[0] > 1 else (b.T, a)  # (v @ X is X^T v)
     if macs >= gates.MATVEC_POOL_MIN_MACS and mat.ndim == 2 and \
             mat.shape[0] >= PIECES and mat.strides[1] == mat.itemsize and \
@@ -448,7 +450,7 @@ def vecdot(a, b, axis, dt):
             r = np.einsum("...i,...i->...", a, b)
         return cast_result(np.asarray(r), dt)
     long = max(a.shape[axis], b.shape[axis]) >= gates.BLAS_VECTOR_THREADED_MIN and \
-        not _threads.off_the_pool() and blas_libs()  # (BLAS's dot: see _vector_product)
+        blas_libs()  # (BLAS's dot, single-threaded on any thread: see _vector_product)
     with np.errstate(all="ignore"), SingleThreadedBLAS() if long else _UNTHREADED:
         r = np.vecdot(a, b, axis=axis)
     return cast_result(r, dt)
