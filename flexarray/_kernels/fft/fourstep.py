@@ -57,26 +57,25 @@ def split(m):
     return (n1, m // n1) if n1 >= MIN_SIDE else None
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=4)  # (each as large as the transform's input)
 def _twiddles(m, n1, n2, dtype, inverse):
     """``exp(-+2 pi i k1 j2 / m)`` for the ``n1 x n2`` matrix (the exponent's integer
-    reduced modulo ``m`` first: every factor as accurate as one ``exp``)."""
+    reduced modulo ``m`` first: every factor as accurate as one ``exp``), read-only."""
     k = np.multiply.outer(np.arange(n1, dtype=np.int64), np.arange(n2, dtype=np.int64)) % m
-    t = np.exp((2j if inverse else -2j) * np.pi / m * k)
+    t = np.exp((2j if inverse else -2j) * np.pi / m * k).astype(dtype, copy=False)
     t.flags.writeable = False
-    return t.astype(dtype, copy=False)
+    return t
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=4)
 def _half_twiddles(n, dtype, inverse):
     """``-i/2 exp(-2 pi i k / n)`` for ``k = 0 .. n/2``: the odd points' factor of
     :func:`rfft`; with ``inverse`` its conjugate, ``i/2 exp(2 pi i k / n)``, that of
-    :func:`irfft`."""
+    :func:`irfft`; read-only."""
     t = -0.5j * np.exp(-2j * np.pi / n * np.arange(n // 2 + 1))
-    if inverse:
-        t = np.conjugate(t)
+    t = (np.conjugate(t) if inverse else t).astype(dtype, copy=False)
     t.flags.writeable = False
-    return t.astype(dtype, copy=False)
+    return t
 
 
 def _pieces(total):
