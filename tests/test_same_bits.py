@@ -182,8 +182,8 @@ def fft_cases(n):
                   (f"rfft axis 0 {dt}", lambda a=a: xp.fft.rfft(xp.reshape(a, (n, 12)), axis=0)),
                   (f"fft of real rows {dt}", lambda a=a: xp.fft.fft(a)),
                   (f"rfftn {dt}", lambda a=a: xp.fft.rfftn(a))]
-        if dt != "float16":  # a lone row of a length that is not a power of two: four-step
-            row = xp.reshape(a, (-1,))[:12 * n - 2 * n // 3]
+        if dt != "float16":  # a lone row of 12 n points (3 x 2^k: not a power of two, and
+            row = xp.reshape(a, (-1,))  # it splits): the four-step FFT above its gates
             cases += [(f"rfft four-step {dt}", lambda r=row: xp.fft.rfft(r)),
                       (f"irfft four-step {dt}", lambda r=row: xp.fft.irfft(xp.fft.rfft(r))),
                       (f"fft four-step {dt}", lambda r=row: xp.fft.fft(r * (1 + 1j)))]

@@ -183,8 +183,6 @@ def transform(func, a, n, axis, norm):
             return pocket.full_from_real(a, n, axis, norm, func == "ifft", out,
                                          _pocket_threads(a.shape, axis, n))
         a = a.astype(np.complex128 if a.dtype == np.float64 else np.complex64)
-    if a.size < gates.FFT_THREADS_MIN // 4:
-        return _NUMPY[func](a, n, axis, norm)  # (no threads, NumPy's own allocation)
     if func in ("fft", "ifft") and _four_step(a, n, axis, n):
         from .._kernels.fft import fourstep
         z, out, flat = _lone_row(a, axis, n, n, a.dtype)
@@ -193,6 +191,8 @@ def transform(func, a, n, axis, norm):
                      _scratch("fft", n, a.dtype),
                      _threads.threads_for(n, gates.FFT_THREADS_MIN))
         return out
+    if a.size < gates.FFT_THREADS_MIN // 4:
+        return _NUMPY[func](a, n, axis, norm)  # (no threads, NumPy's own allocation)
     real_in = func in ("rfft", "ihfft")
     out_len = n // 2 + 1 if real_in else n
     out_dtype = np.result_type(a.dtype, np.complex64) if real_in else \

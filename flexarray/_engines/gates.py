@@ -301,12 +301,12 @@ BLUESTEIN_MIN_FACTOR = 251
 FFT_KERNEL_MIN_N_F32 = 1024
 FFT_KERNEL_MIN_N_F64 = 1024
 
-# a lone row f64, four-step (pool) / pocketfft, fft: 49,152 0.53, 100,000 1.02, 196,608 0.72,
-# 360,000 0.31, 810,000 0.29, 1.5M 0.31; rfft, irfft (alternating in one process): 360,000
-# 1.23 1.19, 810,000 0.77 0.81, 1.5M 0.71 0.66, 3 x 2^20 0.66 0.60 (pocketfft's real
-# transforms fall off the caches later than its complex ones)
+# a lone row f64, four-step (pool) / pocketfft, alternating in one process: fft 32,768 1.52,
+# 100,000 1.00, 196,608 1.29, 262,144 0.42, 300,000 0.71, 360,000 0.40, 810,000 0.52, 1.5M
+# 0.53; rfft, irfft: 360,000 1.23 1.19, 810,000 0.77 0.81, 1.5M 0.71 0.66, 3 x 2^20 0.66 0.60
+# (pocketfft's real transforms fall off the caches later than its complex ones)
 # python -m timeit -s "import flexarray as xp; x = xp.ones(810_000)" "xp.fft.rfft(x)"
-FFT_FOUR_STEP_MIN_N = 1 << 15  # points of a lone complex transform taken by the four-step FFT
+FFT_FOUR_STEP_MIN_N = 1 << 18  # points of a lone complex transform taken by the four-step FFT
 FFT_FOUR_STEP_MIN_N_REAL = 1 << 19  # ... of a lone real one
 
 
