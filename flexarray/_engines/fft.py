@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 
-from .. import _memory, _threads
+from .. import _memory
 from .._threads import threads_for
 from . import gates
 
@@ -84,6 +84,13 @@ _CPLX = {"f": np.dtype(np.complex64), "d": np.dtype(np.complex128)}
 _REAL = {"F": np.dtype(np.float32), "D": np.dtype(np.float64)}
 
 
+def _fourstep():
+    """``flexarray._kernels.fft.fourstep``, imported on first use (the package imports
+    Numba)."""
+    from .._kernels.fft import fourstep
+    return fourstep
+
+
 def _four_step(a, n, axis, points):
     """Whether a transform of ``n`` points along ``axis`` of ``a`` is a lone row that the
     four-step FFT takes (``gates.FFT_FOUR_STEP_MIN_N``, ``_REAL`` for the real transforms,
@@ -92,14 +99,15 @@ def _four_step(a, n, axis, points):
     gate = gates.FFT_FOUR_STEP_MIN_N if points == n else gates.FFT_FOUR_STEP_MIN_N_REAL
     if n < gate or a.size != a.shape[axis]:
         return False
-    from .._kernels.fft import fourstep
-    return fourstep.split(points) is not None
+    return _fourstep().split(points) is not None
 
 
-def _lone_row(a, axis, length, out_len, out_dtype):
-    """``a``'s lone row along ``axis`` as a contiguous 1-D array of ``length`` points (cut,
-    or zero-padded), and an output of ``a``'s shape with ``out_len`` along ``axis``, with
-    its contiguous 1-D view."""
+def _by_four_step(func, a, axis, length, out_len, out_dtype, points, cdt, *args):
+    """``fourstep.<func>(row, *args, out, scratch, nthreads)`` of ``a``'s lone row along
+    ``axis`` as a contiguous 1-D array of ``length`` points (cut, or zero-padded), into an
+    output of ``a``'s shape with ``out_len`` along ``axis`` (returned), its scratch rows
+    ``points`` complex points of ``cdt``; padding, output and scratch in recycled memory."""
+    fourstep = _fourstep()
     row = a.reshape(-1)
     if row.shape[0] >= length:
         row = np.ascontiguousarray(row[:length])
@@ -111,13 +119,10 @@ def _lone_row(a, axis, length, out_len, out_dtype):
     shape = list(a.shape)
     shape[axis] = out_len
     out = _memory.empty(tuple(shape), out_dtype)
-    return row, out, out.reshape(-1)
-
-
-def _scratch(func, m, dtype):
-    """The four-step ``func``'s scratch rows of ``m`` complex points, in recycled memory."""
-    from .._kernels.fft import fourstep
-    return _memory.empty((fourstep.SCRATCH[func], m), dtype)
+    getattr(fourstep, func)(row, *args, out.reshape(-1),
+                            _memory.empty((fourstep.SCRATCH[func], points), cdt),
+                            threads_for(max(length, out_len), gates.FFT_THREADS_MIN))
+    return out
 
 
 def _rfft_kernel(a, n, axis, norm):
@@ -128,11 +133,7 @@ def _rfft_kernel(a, n, axis, norm):
         return (_rfft_module or _kernels()).rfft(a, n, axis, norm)
     cdt = _CPLX[a.dtype.char]
     if n % 2 == 0 and _four_step(a, n, axis, n // 2):
-        from .._kernels.fft import fourstep
-        x, out, flat = _lone_row(a, axis, n, n // 2 + 1, cdt)
-        fourstep.rfft(x, norm, flat, _scratch("rfft", n // 2, cdt),
-                      _threads.threads_for(n, gates.FFT_THREADS_MIN))
-        return out
+        return _by_four_step("rfft", a, axis, n, n // 2 + 1, cdt, n // 2, cdt, norm)
     return _pocket_into(np.fft.rfft, a, n, axis, norm, n // 2 + 1, cdt)
 
 
@@ -142,11 +143,7 @@ def _irfft_kernel(a, n, axis, norm):
     if _is_pow2(n) or use_bluestein(n, rdt):
         return (_rfft_module or _kernels()).irfft(a, n, axis, norm)
     if n % 2 == 0 and _four_step(a, n, axis, n // 2):
-        from .._kernels.fft import fourstep
-        y, out, flat = _lone_row(a, axis, n // 2 + 1, n, rdt)
-        fourstep.irfft(y, n, norm, flat, _scratch("irfft", n // 2, a.dtype),
-                       _threads.threads_for(n, gates.FFT_THREADS_MIN))
-        return out
+        return _by_four_step("irfft", a, axis, n // 2 + 1, n, rdt, n // 2, a.dtype, n, norm)
     return _pocket_into(np.fft.irfft, a, n, axis, norm, n, rdt)
 
 
@@ -184,13 +181,9 @@ def transform(func, a, n, axis, norm):
                                          _pocket_threads(a.shape, axis, n))
         a = a.astype(np.complex128 if a.dtype == np.float64 else np.complex64)
     if func in ("fft", "ifft") and _four_step(a, n, axis, n):
-        from .._kernels.fft import fourstep
-        z, out, flat = _lone_row(a, axis, n, n, a.dtype)
         inverse = func == "ifft"
-        fourstep.fft(z, inverse, fourstep.norm_scale(norm, n, inverse), flat,
-                     _scratch("fft", n, a.dtype),
-                     _threads.threads_for(n, gates.FFT_THREADS_MIN))
-        return out
+        return _by_four_step("fft", a, axis, n, n, a.dtype, n, a.dtype, inverse,
+                             _fourstep().norm_scale(norm, n, inverse))
     if a.size < gates.FFT_THREADS_MIN // 4:
         return _NUMPY[func](a, n, axis, norm)  # (no threads, NumPy's own allocation)
     real_in = func in ("rfft", "ihfft")
